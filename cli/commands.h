@@ -1,0 +1,58 @@
+// The subcommands of the `lpsim` executable and what they share.
+//
+// Each command lives in its own file and adds itself to the CLI11 app; when
+// the command line selects it, it stores the function main() runs:
+//
+//   CLI::App app("lpsim");
+//   Command run;
+//   AddFormatsCommand(&app, &run);
+//   app.parse(argc, argv);
+//   return run();  // an exit code (kExitOk, kExitBadInput, ...)
+#ifndef LPSIM_CLI_COMMANDS_H_
+#define LPSIM_CLI_COMMANDS_H_
+
+#include <cstddef>
+#include <functional>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "formats/format.h"
+#include "formats/reference.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace lpsim::cli {
+
+// Exit codes: 2 means "your input is wrong" (a flag, a format spec, an
+// unreadable or malformed file), so scripts can tell it from a failure of the
+// run itself (1: e.g. the output could not be written).
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+using Command = std::function<int()>;
+
+void AddFormatsCommand(CLI::App* app, Command* selected);
+void AddQuantizeCommand(CLI::App* app, Command* selected);
+void AddDemoCommand(CLI::App* app, Command* selected);
+
+// The formats table (`lpsim formats`), shared with `lpsim demo`.
+std::string FormatsTable(const std::vector<Format>& formats);
+nlohmann::ordered_json FormatsJson(const std::vector<Format>& formats);
+
+// The one place the CLI casts a tensor (fake quantization plus counts); every
+// command goes through it so the kernel behind it can change in one line.
+void FakeQuantize(const Format& format, const float* in, size_t n, const QuantizeOptions& opt,
+                  float* out, CastCounts* counts);
+
+// The counts as JSON: numel, underflow, flushed, subnormal, overflow,
+// overflow_result, nan_in, inf_in, zero_in, sq_error, sq_signal and snr_db
+// (null when infinite: JSON has no Inf).
+nlohmann::ordered_json CountsJson(const Format& format, const CastCounts& c);
+
+}  // namespace lpsim::cli
+
+#endif  // LPSIM_CLI_COMMANDS_H_

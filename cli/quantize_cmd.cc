@@ -1,0 +1,193 @@
+// `lpsim quantize`: fake-quantize a .npy tensor into a format and report what
+// happened (underflow, overflow, subnormals, SNR).
+//
+//   lpsim quantize --format e4m3fn --scale 64 acts.npy acts_q.npy [--json]
+//
+// Every input is checked before anything is read or written, and the output
+// is written atomically last, so on any error OUT does not change.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/table.h"
+#include "formats/format.h"
+#include "formats/reference.h"
+#include "store/npy.h"
+
+namespace lpsim::cli {
+namespace {
+
+struct QuantizeArgs {
+  std::string format;
+  bool saturate = false;
+  bool ftz = false;
+  std::string rounding = "rne";
+  std::string seed = "0";
+  std::string scale = "1";
+  std::string in;
+  std::string out;
+  bool json = false;
+};
+
+// Scale and seed are parsed here rather than by CLI11 so that their errors
+// read like every other error of this command (and exit 2).
+StatusOr<float> ParseScale(const std::string& s) {
+  const std::string help =
+      "--scale must be a finite number > 0 whose reciprocal is finite in fp32 "
+      "(e.g. --scale 64 or --scale 0.5)";
+  char* end = nullptr;
+  errno = 0;
+  const float v = s.empty() ? 0.0f : std::strtof(s.c_str(), &end);
+  if (s.empty() || *end != '\0')
+    return Status::Error("--scale '" + s + "' is not a number; " + help);
+  // Checked on the fp32 value the cast will use: "1e39" overflows fp32 and a
+  // scale below ~2.9e-39 has an infinite reciprocal (the dequantize step).
+  if (!std::isfinite(v) || !(v > 0.0f) || !std::isfinite(1.0f / v)) {
+    return Status::Error("--scale '" + s + "' is out of range; " + help);
+  }
+  return v;
+}
+
+StatusOr<uint64_t> ParseSeed(const std::string& s) {
+  const bool digits =
+      !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
+  errno = 0;
+  const unsigned long long v = digits ? std::strtoull(s.c_str(), nullptr, 10) : 0;
+  if (!digits || errno == ERANGE) {
+    return Status::Error("--seed '" + s + "' is not an integer in 0..2^64-1");
+  }
+  return static_cast<uint64_t>(v);
+}
+
+int Fail(const std::string& message, int code = kExitBadInput) {
+  std::cerr << "lpsim quantize: error: " << message << "\n";
+  return code;
+}
+
+int RunQuantize(const QuantizeArgs& a) {
+  // 1. Flags, cheapest first; nothing has been read yet.
+  StatusOr<Format> parsed = ParseFormat(a.format);
+  if (!parsed.ok()) return Fail(parsed.status().message());
+  Format format = *parsed;
+  if (a.saturate) format = format.WithSaturate(true);
+  if (a.ftz) format = format.WithFtz(true);
+  StatusOr<Rounding> rounding = ParseRounding(a.rounding);
+  if (!rounding.ok()) return Fail("--rounding: " + rounding.status().message());
+  StatusOr<float> scale = ParseScale(a.scale);
+  if (!scale.ok()) return Fail(scale.status().message());
+  StatusOr<uint64_t> seed = ParseSeed(a.seed);
+  if (!seed.ok()) return Fail(seed.status().message());
+
+  // 2. Input.
+  StatusOr<NpyArray> in = ReadNpy(a.in);
+  if (!in.ok()) return Fail(in.status().message());
+  const NpyArray& arr = *in;
+
+  // 3. The cast.
+  QuantizeOptions opt;
+  opt.rounding = *rounding;
+  opt.seed = *seed;
+  opt.scale = *scale;
+  std::vector<float> out(arr.data.size());
+  CastCounts counts;
+  FakeQuantize(format, arr.data.data(), arr.data.size(), opt, out.data(), &counts);
+
+  // 4. Output, atomically; a failure here is not the input's fault.
+  Status st = WriteNpy(a.out, arr.shape, out.data());
+  if (!st.ok()) return Fail(st.message(), kExitFailure);
+
+  // 5. Report.
+  if (a.json) {
+    nlohmann::ordered_json j = {
+        {"format", format.name()},
+        {"rounding", ToString(*rounding)},
+        {"scale", static_cast<double>(*scale)},
+        {"seed", *seed},
+        {"input", a.in},
+        {"input_dtype", ToString(arr.source_dtype)},
+        {"output", a.out},
+        {"shape", arr.shape},
+    };
+    j.update(CountsJson(format, counts));
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("{} {} {} -> {}\n", a.in, ShapeToString(arr.shape),
+                           ToString(arr.source_dtype), a.out);
+  std::cout << fmt::format("format {}, rounding {}, scale {}, seed {}\n\n", format.name(),
+                           ToString(*rounding), Number(*scale), *seed);
+  const uint64_t n = counts.numel;
+  Table t({{"count"}, {"elements", true}, {"%", true}});
+  t.AddRow({"numel", std::to_string(n), n ? "100.000" : "0"});
+  t.AddRow({"underflow", std::to_string(counts.underflow), Percent(counts.underflow, n)});
+  t.AddRow({"flushed", std::to_string(counts.flushed), Percent(counts.flushed, n)});
+  t.AddRow({"subnormal", std::to_string(counts.subnormal), Percent(counts.subnormal, n)});
+  t.AddRow({std::string("overflow (-> ") + ToString(format.overflow_result()) + ")",
+            std::to_string(counts.overflow), Percent(counts.overflow, n)});
+  t.AddRow({"nan_in", std::to_string(counts.nan_in), Percent(counts.nan_in, n)});
+  t.AddRow({"inf_in", std::to_string(counts.inf_in), Percent(counts.inf_in, n)});
+  t.AddRow({"zero_in", std::to_string(counts.zero_in), Percent(counts.zero_in, n)});
+  std::cout << t.Render();
+  std::cout << "\nSNR " << Decibels(counts.SnrDb()) << " dB\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void FakeQuantize(const Format& format, const float* in, size_t n, const QuantizeOptions& opt,
+                  float* out, CastCounts* counts) {
+  QuantizeRef(format, in, n, opt, out, counts);
+}
+
+nlohmann::ordered_json CountsJson(const Format& format, const CastCounts& c) {
+  const double snr = c.SnrDb();
+  return {
+      {"numel", c.numel},
+      {"underflow", c.underflow},
+      {"flushed", c.flushed},
+      {"subnormal", c.subnormal},
+      {"overflow", c.overflow},
+      {"overflow_result", ToString(format.overflow_result())},
+      {"nan_in", c.nan_in},
+      {"inf_in", c.inf_in},
+      {"zero_in", c.zero_in},
+      {"sq_error", c.sq_error},
+      {"sq_signal", c.sq_signal},
+      {"snr_db",
+       std::isfinite(snr) ? nlohmann::ordered_json(snr) : nlohmann::ordered_json(nullptr)},
+  };
+}
+
+void AddQuantizeCommand(CLI::App* app, Command* selected) {
+  auto a = std::make_shared<QuantizeArgs>();
+  CLI::App* sub = app->add_subcommand(
+      "quantize", "Fake-quantize a .npy tensor into a format and count what happens");
+  sub->add_option("--format,-f", a->format, "Format spec, e.g. e4m3fn or e4m3:bias=9:sat")
+      ->type_name("SPEC")
+      ->required();
+  sub->add_flag("--saturate", a->saturate, "Clamp finite overflow to +-max");
+  sub->add_flag("--ftz", a->ftz, "Flush results that would be subnormal to zero");
+  sub->add_option("--rounding,-r", a->rounding, "rne (default), rtz or stochastic")
+      ->type_name("MODE");
+  sub->add_option("--seed", a->seed, "Seed of stochastic rounding (default 0)")->type_name("N");
+  sub->add_option("--scale,-s", a->scale,
+                  "Multiply by this before the cast and divide after (default 1)")
+      ->type_name("S");
+  sub->add_option("IN", a->in, "Input .npy (float32, float16 or float64)")
+      ->type_name("")
+      ->required();
+  sub->add_option("OUT", a->out, "Output .npy (float32, same shape)")->type_name("")->required();
+  sub->add_flag("--json", a->json, "Print the counts as one JSON object");
+  sub->callback([a, selected] { *selected = [a] { return RunQuantize(*a); }; });
+}
+
+}  // namespace lpsim::cli

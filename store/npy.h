@@ -1,0 +1,64 @@
+// Strict reading and atomic writing of NumPy .npy files (format 1.0, 2.0, 3.0).
+//
+// lpsim simulates casts from fp32, so arrays come in as fp32 whatever their
+// stored float type: float16 is widened exactly, float64 is rounded once to
+// nearest even. Anything else (big-endian, Fortran order, integers, structured
+// dtypes, a header that does not match the data) is rejected with a message
+// that says what is wrong and how to fix the file, never guessed at.
+//
+//   StatusOr<NpyArray> a = ReadNpy("acts.npy");
+//   if (!a.ok()) { std::cerr << a.status().message() << "\n"; return 2; }
+//   Status s = WriteNpy("out.npy", a->shape, a->data.data());
+//
+// Writing goes to a temporary file beside the target and is renamed over it
+// at the end, so a reader (or a crash) never sees a half-written file and a
+// failed write leaves an existing target untouched.
+#ifndef LPSIM_STORE_NPY_H_
+#define LPSIM_STORE_NPY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/status.h"
+
+namespace lpsim {
+
+// The element types ReadNpy accepts (all little-endian).
+enum class NpyDtype : uint8_t { kFloat16, kFloat32, kFloat64 };
+const char* ToString(NpyDtype d);  // "float16", "float32", "float64"
+
+struct NpyArray {
+  std::vector<size_t> shape;                   // empty for a 0-d array (one element)
+  std::vector<float> data;                     // C order, product(shape) elements
+  NpyDtype source_dtype = NpyDtype::kFloat32;  // what the file stored
+};
+
+// Number of elements of `shape` (1 for 0-d). Precondition: no overflow (the
+// reader checks that before it allocates).
+size_t NumElements(const std::vector<size_t>& shape);
+
+// "()", "(3,)", "(2, 3)": the Python spelling, as in the .npy header.
+std::string ShapeToString(const std::vector<size_t>& shape);
+
+// Parses a whole .npy file held in memory. Errors carry no file name.
+StatusOr<NpyArray> ParseNpy(const void* bytes, size_t size);
+
+// Reads and parses `path`; errors start with the path.
+StatusOr<NpyArray> ReadNpy(const std::string& path);
+
+// The bytes of a float32 ('<f4', C order, version 1.0 unless the header needs
+// 2.0) .npy file; the header is space-padded so the data starts at a multiple
+// of 64 bytes. `data` holds NumElements(shape) values.
+std::string EncodeNpy(const std::vector<size_t>& shape, const float* data);
+
+// Writes EncodeNpy(shape, data) to `path` atomically: into
+// "<path>.tmp.<pid>.<n>" in the same directory, flushed to disk, then renamed
+// over `path`. On any failure the temporary file is removed and `path` is
+// left as it was.
+Status WriteNpy(const std::string& path, const std::vector<size_t>& shape, const float* data);
+
+}  // namespace lpsim
+
+#endif  // LPSIM_STORE_NPY_H_

@@ -1,0 +1,428 @@
+// End-to-end tests of the `lpsim` executable: each test runs the real binary
+// (LPSIM_BIN, set by the build) in a fresh temporary directory and checks its
+// exit code, stdout/stderr and the files it writes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "formats/format.h"
+#include "store/npy.h"
+
+#ifndef LPSIM_BIN
+#error "LPSIM_BIN must name the lpsim binary (tests/cli/CMakeLists.txt)"
+#endif
+
+namespace lpsim {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+uint32_t Bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+struct RunResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) /
+           ("lpsim_cli_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Runs `lpsim args` (args are shell words; the paths here have no spaces).
+  RunResult Run(const std::string& args) const {
+    const std::string out = Path("stdout.txt"), err = Path("stderr.txt");
+    const std::string cmd =
+        std::string("'") + LPSIM_BIN + "' " + args + " >'" + out + "' 2>'" + err + "'";
+    const int status = std::system(cmd.c_str());
+    RunResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = ReadFile(out);
+    r.err = ReadFile(err);
+    fs::remove(out);
+    fs::remove(err);
+    return r;
+  }
+
+  static std::string ReadFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  void WriteFile(const std::string& name, const std::string& bytes) const {
+    std::ofstream(Path(name), std::ios::binary) << bytes;
+  }
+  void WriteArray(const std::string& name, const std::vector<float>& v) const {
+    ASSERT_TRUE(WriteNpy(Path(name), {v.size()}, v.data()).ok());
+  }
+  std::vector<float> ReadArray(const std::string& name) const {
+    StatusOr<NpyArray> a = ReadNpy(Path(name));
+    EXPECT_TRUE(a.ok()) << a.status().message();
+    return a.ok() ? a->data : std::vector<float>();
+  }
+  static nlohmann::json ParseJson(const std::string& text) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(j.is_discarded()) << "not JSON: " << text;
+    return j;
+  }
+
+  // A command that must fail as bad input: exit 2, one line on stderr that
+  // starts with the command's prefix and mentions `says`, OUT not created.
+  void ExpectBadInput(const std::string& args, const std::string& says,
+                      const std::string& out_name = "out.npy") const {
+    SCOPED_TRACE(args);
+    const RunResult r = Run(args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, StartsWith("lpsim quantize: error: "));
+    EXPECT_THAT(r.err, HasSubstr(says));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(Path(out_name)));
+  }
+
+  fs::path dir_;
+};
+
+// The .npy prefix with a hand-written header dict (for inputs the writer
+// cannot produce).
+std::string NpyWithDict(const std::string& dict, const std::string& data) {
+  std::string header = dict;
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string s("\x93NUMPY\x01\x00", 8);
+  s += static_cast<char>(header.size() & 0xff);
+  s += static_cast<char>(header.size() >> 8);
+  return s + header + data;
+}
+
+// ---- lpsim --version, usage errors.
+
+TEST_F(CliTest, PrintsVersion) {
+  const RunResult r = Run("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, StartsWith("lpsim "));
+}
+
+TEST_F(CliTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(Run("").code, 2);
+  EXPECT_EQ(Run("nosuchcommand").code, 2);
+  EXPECT_EQ(Run("formats --nosuchflag").code, 2);
+  EXPECT_EQ(Run("quantize in.npy out.npy").code, 2);  // --format is required
+  EXPECT_EQ(Run("--help").code, 0);
+}
+
+// ---- lpsim formats
+
+TEST_F(CliTest, FormatsTableListsEveryBuiltin) {
+  const RunResult r = Run("formats");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const Format& f : BuiltinFormats()) EXPECT_THAT(r.out, HasSubstr(f.name()));
+  EXPECT_THAT(r.out, HasSubstr("448"));
+  EXPECT_THAT(r.out, HasSubstr("0.001953125"));
+  EXPECT_THAT(r.out, HasSubstr("max (always)"));
+  // Aligned: every line of the table is no longer than the rule under the
+  // header, and the header, rule and rows all start in column 0.
+  std::vector<std::string> lines;
+  for (size_t pos = 0, nl; (nl = r.out.find('\n', pos)) != std::string::npos; pos = nl + 1) {
+    lines.push_back(r.out.substr(pos, nl - pos));
+  }
+  ASSERT_EQ(lines.size(), BuiltinFormats().size() + 2);
+  EXPECT_THAT(lines[1], StartsWith("----"));
+  for (const std::string& line : lines) EXPECT_LE(line.size(), lines[1].size());
+}
+
+TEST_F(CliTest, FormatsJsonHasTheLimits) {
+  const RunResult r = Run("formats --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = ParseJson(r.out);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), BuiltinFormats().size());
+  const std::set<std::string> keys = {"name", "exponent_bits", "mantissa_bits", "bias",
+                                      "max",  "min_normal",    "min_subnormal", "has_inf",
+                                      "nan",  "negative_zero", "overflow",      "total_bits"};
+  nlohmann::json e4m3fn, e5m2;
+  for (const nlohmann::json& f : j) {
+    std::set<std::string> got;
+    for (const auto& item : f.items()) got.insert(item.key());
+    EXPECT_EQ(got, keys);
+    if (f["name"] == "e4m3fn") e4m3fn = f;
+    if (f["name"] == "e5m2") e5m2 = f;
+  }
+  ASSERT_FALSE(e4m3fn.is_null());
+  EXPECT_EQ(e4m3fn["max"].get<double>(), 448.0);
+  EXPECT_EQ(e4m3fn["min_normal"].get<double>(), 0.015625);
+  EXPECT_EQ(e4m3fn["min_subnormal"].get<double>(), 0.001953125);
+  EXPECT_EQ(e4m3fn["nan"], "fn");
+  EXPECT_EQ(e4m3fn["has_inf"], false);
+  EXPECT_EQ(e4m3fn["overflow"], "nan");
+  EXPECT_EQ(e4m3fn["total_bits"], 8);
+  ASSERT_FALSE(e5m2.is_null());
+  EXPECT_EQ(e5m2["has_inf"], true);
+  EXPECT_EQ(e5m2["max"].get<double>(), 57344.0);
+  EXPECT_EQ(e5m2["overflow"], "inf");
+}
+
+TEST_F(CliTest, FormatsDescribesACustomSpec) {
+  const RunResult r = Run("formats --format e4m3:bias=9:nan=fn:sat --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = ParseJson(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["bias"], 9);
+  EXPECT_EQ(j[0]["nan"], "fn");
+  EXPECT_EQ(j[0]["overflow"], "max");
+  EXPECT_EQ(j[0]["max"].get<double>(), 112.0);  // 448 / 2^2
+
+  const RunResult bad = Run("formats --format e4m3:bias=x");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, StartsWith("lpsim formats: error: "));
+  EXPECT_THAT(bad.err, HasSubstr("bias=x"));
+}
+
+// ---- lpsim quantize
+
+// ml_dtypes' E4M3FN cases: 464 is a tie that rounds to even 448, 465 rounds
+// past max and becomes NaN; 1.0625 + 2^-13 is just above a tie; 1e-10
+// underflows; -0 stays -0; NaN and Inf become NaN (no Inf in e4m3fn).
+const std::vector<float> kEdgeInput = {
+    464.0f, 465.0f, 1.0625f + std::ldexp(1.0f, -13), 1e-10f, -0.0f, NAN, INFINITY};
+
+TEST_F(CliTest, QuantizesE4m3fnEdgeCases) {
+  WriteArray("in.npy", kEdgeInput);
+  const RunResult r = Run("quantize --format e4m3fn " + Path("in.npy") + " " + Path("out.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("underflow"));
+  EXPECT_THAT(r.out, HasSubstr("overflow (-> nan)"));
+  EXPECT_THAT(r.out, HasSubstr("14.286"));  // 1 of 7
+  EXPECT_THAT(r.out, HasSubstr("SNR"));
+  const std::vector<float> q = ReadArray("out.npy");
+  ASSERT_EQ(q.size(), 7u);
+  EXPECT_EQ(Bits(q[0]), Bits(448.0f));
+  EXPECT_TRUE(std::isnan(q[1]));
+  EXPECT_EQ(Bits(q[2]), Bits(1.125f));
+  EXPECT_EQ(Bits(q[3]), Bits(0.0f));
+  EXPECT_EQ(Bits(q[4]), Bits(-0.0f));
+  EXPECT_TRUE(std::isnan(q[5]));
+  EXPECT_TRUE(std::isnan(q[6]));
+}
+
+TEST_F(CliTest, QuantizeJsonHasTheCounts) {
+  WriteArray("in.npy", kEdgeInput);
+  const RunResult r =
+      Run("quantize --format e4m3fn --json " + Path("in.npy") + " " + Path("out.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = ParseJson(r.out);
+  EXPECT_EQ(j["format"], "e4m3fn");
+  EXPECT_EQ(j["rounding"], "rne");
+  EXPECT_EQ(j["scale"].get<double>(), 1.0);
+  EXPECT_EQ(j["seed"], 0);
+  EXPECT_EQ(j["numel"], 7);
+  EXPECT_EQ(j["overflow"], 1);
+  EXPECT_EQ(j["overflow_result"], "nan");
+  EXPECT_EQ(j["underflow"], 1);
+  EXPECT_EQ(j["flushed"], 0);
+  EXPECT_EQ(j["subnormal"], 0);
+  EXPECT_EQ(j["zero_in"], 1);
+  EXPECT_EQ(j["nan_in"], 1);
+  EXPECT_EQ(j["inf_in"], 1);
+  EXPECT_TRUE(j["snr_db"].is_number());
+
+  // No error at all: SNR is infinite, which JSON spells null.
+  WriteArray("exact.npy", {1.0f, 2.0f, -0.5f});
+  const RunResult exact =
+      Run("quantize --format e4m3fn --json " + Path("exact.npy") + " " + Path("out2.npy"));
+  ASSERT_EQ(exact.code, 0) << exact.err;
+  EXPECT_TRUE(ParseJson(exact.out)["snr_db"].is_null());
+}
+
+TEST_F(CliTest, SaturateClampsOverflow) {
+  WriteArray("in.npy", kEdgeInput);
+  const RunResult r =
+      Run("quantize --format e4m3fn --saturate --json " + Path("in.npy") + " " + Path("out.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ParseJson(r.out)["overflow_result"], "max");
+  const std::vector<float> q = ReadArray("out.npy");
+  ASSERT_EQ(q.size(), 7u);
+  EXPECT_EQ(Bits(q[1]), Bits(448.0f));
+  EXPECT_TRUE(std::isnan(q[6])) << "saturation does not change non-finite inputs";
+}
+
+TEST_F(CliTest, ScaleIsAppliedBeforeAndUndoneAfterTheCast) {
+  // 1000 overflows e4m3fn; scaled by 1/4 it is 250, which rounds to 256, and
+  // comes back as 1024.
+  WriteArray("in.npy", {1000.0f});
+  const RunResult r =
+      Run("quantize --format e4m3fn --scale 0.25 --json " + Path("in.npy") + " " + Path("out.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = ParseJson(r.out);
+  EXPECT_EQ(j["scale"].get<double>(), 0.25);
+  EXPECT_EQ(j["overflow"], 0);
+  const std::vector<float> q = ReadArray("out.npy");
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0], 1024.0f);
+}
+
+TEST_F(CliTest, StochasticRoundingIsSeeded) {
+  std::mt19937 gen(7);
+  std::vector<float> v(4096);
+  for (float& x : v) x = static_cast<float>(gen() % 100000) / 1000.0f;  // 0..100, 3 decimals
+  WriteArray("in.npy", v);
+  auto run = [&](const std::string& seed, const std::string& out) {
+    const RunResult r = Run("quantize --format e4m3fn --rounding stochastic --seed " + seed + " " +
+                            Path("in.npy") + " " + Path(out));
+    EXPECT_EQ(r.code, 0) << r.err;
+    return ReadArray(out);
+  };
+  const std::vector<float> a = run("42", "a.npy");
+  const std::vector<float> b = run("42", "b.npy");
+  const std::vector<float> c = run("43", "c.npy");
+  ASSERT_EQ(a.size(), v.size());
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+}
+
+TEST_F(CliTest, ReadsFloat16AndFloat64Inputs) {
+  // float16 1.5 and -2 (0x3e00, 0xc000); float64 464.0.
+  WriteFile("h.npy", NpyWithDict("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }",
+                                 std::string("\x00\x3e\x00\xc0", 4)));
+  RunResult r = Run("quantize --format e4m3fn --json " + Path("h.npy") + " " + Path("h_out.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ParseJson(r.out)["input_dtype"], "float16");
+  EXPECT_EQ(ReadArray("h_out.npy"), (std::vector<float>{1.5f, -2.0f}));
+
+  double d = 464.0;
+  std::string bytes(8, '\0');
+  std::memcpy(&bytes[0], &d, 8);  // the test host is little-endian, like the file
+  WriteFile("d.npy", NpyWithDict("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", bytes));
+  r = Run("quantize --format e4m3fn " + Path("d.npy") + " " + Path("d_out.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  StatusOr<NpyArray> out = ReadNpy(Path("d_out.npy"));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->shape.empty()) << "0-d stays 0-d";
+  EXPECT_EQ(out->data, std::vector<float>{448.0f});
+}
+
+TEST_F(CliTest, BadInputsExitTwoAndWriteNothing) {
+  WriteArray("in.npy", {1.0f, 2.0f});
+  const std::string io = " " + Path("in.npy") + " " + Path("out.npy");
+  ExpectBadInput("quantize --format e4m3fn " + Path("missing.npy") + " " + Path("out.npy"),
+                 "missing.npy: cannot open");
+
+  const std::string good = NpyWithDict("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+                                       std::string(8, '\0'));
+  WriteFile("trunc.npy", good.substr(0, good.size() - 3));
+  ExpectBadInput("quantize --format e4m3fn " + Path("trunc.npy") + " " + Path("out.npy"),
+                 "truncated data");
+  WriteFile("be.npy", NpyWithDict("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
+                                  std::string(8, '\0')));
+  ExpectBadInput("quantize --format e4m3fn " + Path("be.npy") + " " + Path("out.npy"),
+                 "big-endian");
+  WriteFile("fo.npy", NpyWithDict("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }",
+                                  std::string(8, '\0')));
+  ExpectBadInput("quantize --format e4m3fn " + Path("fo.npy") + " " + Path("out.npy"), "Fortran");
+  WriteFile("int.npy", NpyWithDict("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }",
+                                   std::string(8, '\0')));
+  ExpectBadInput("quantize --format e4m3fn " + Path("int.npy") + " " + Path("out.npy"),
+                 "unsupported dtype '<i4' (int32)");
+  WriteFile("text.npy", "hello, world\n");
+  ExpectBadInput("quantize --format e4m3fn " + Path("text.npy") + " " + Path("out.npy"),
+                 "bad magic");
+
+  ExpectBadInput("quantize --format e4m3:bias=zz" + io, "bias=zz");
+  ExpectBadInput("quantize --format e9m9" + io, "exponent bits");
+  ExpectBadInput("quantize --format nosuch" + io, "'nosuch'");
+  ExpectBadInput("quantize --format e4m3fn --rounding up" + io, "unknown rounding 'up'");
+  ExpectBadInput("quantize --format e4m3fn --scale 0" + io, "--scale '0'");
+  ExpectBadInput("quantize --format e4m3fn --scale -1" + io, "--scale '-1'");
+  ExpectBadInput("quantize --format e4m3fn --scale nan" + io, "--scale 'nan'");
+  ExpectBadInput("quantize --format e4m3fn --scale inf" + io, "--scale 'inf'");
+  ExpectBadInput("quantize --format e4m3fn --scale 1e-40" + io, "reciprocal");
+  ExpectBadInput("quantize --format e4m3fn --scale 2x" + io, "not a number");
+  ExpectBadInput("quantize --format e4m3fn --seed -3" + io, "--seed '-3'");
+}
+
+TEST_F(CliTest, FailedRunLeavesAnExistingOutputUntouched) {
+  WriteFile("out.npy", "previous contents");
+  WriteFile("bad.npy", "not an array");
+  for (const std::string& args :
+       {"quantize --format e4m3fn " + Path("bad.npy") + " " + Path("out.npy"),
+        "quantize --format e4m3fn --scale 0 " + Path("bad.npy") + " " + Path("out.npy"),
+        "quantize --format nope " + Path("bad.npy") + " " + Path("out.npy")}) {
+    SCOPED_TRACE(args);
+    EXPECT_EQ(Run(args).code, 2);
+    EXPECT_EQ(ReadFile(Path("out.npy")), "previous contents");
+  }
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
+  EXPECT_THAT(names, ::testing::UnorderedElementsAre("out.npy", "bad.npy"));
+}
+
+TEST_F(CliTest, UnwritableOutputIsARunFailure) {
+  WriteArray("in.npy", {1.0f});
+  const RunResult r =
+      Run("quantize --format e4m3fn " + Path("in.npy") + " " + Path("no/such/dir/out.npy"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, StartsWith("lpsim quantize: error: "));
+  EXPECT_THAT(r.err, HasSubstr("cannot write"));
+}
+
+// ---- lpsim demo
+
+TEST_F(CliTest, DemoPrintsTheShowcase) {
+  const RunResult r = Run("demo");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* name : {"e4m3fn", "e5m2", "e4m3fnuz", "e3m2fn", "e2m1fn", "bf16", "fp16"}) {
+    EXPECT_THAT(r.out, HasSubstr(name));
+  }
+  EXPECT_THAT(r.out, HasSubstr("underflow %"));
+  EXPECT_THAT(r.out, HasSubstr("SNR dB"));
+  EXPECT_THAT(r.out, HasSubstr("amax"));
+}
+
+TEST_F(CliTest, DemoJsonAndFormatChoice) {
+  const RunResult r = Run("demo --formats e4m3fn,e5m2 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = ParseJson(r.out);
+  ASSERT_EQ(j["results"].size(), 4u);  // two formats x {none, amax}
+  for (const nlohmann::json& row : j["results"]) {
+    EXPECT_EQ(row["numel"], 65536);
+    if (row["scaling"] == "amax") {
+      EXPECT_EQ(row["overflow"], 0) << "amax scaling cannot overflow";
+    }
+  }
+  // Deterministic: the same numbers every run.
+  EXPECT_EQ(Run("demo --formats e4m3fn,e5m2 --json").out, r.out);
+
+  const RunResult bad = Run("demo --formats e4m3fn,bogus");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("bogus"));
+}
+
+}  // namespace
+}  // namespace lpsim
