@@ -1,0 +1,88 @@
+// Records: what the tracker observes per tensor and step, in plain structs.
+//
+// Rules (checks/), the run database (store/), reports (report/) and the live
+// agent (live/) all read these, never tensors, so everything above the
+// tracker works the same on a live job and on a stored run.
+//
+//   TensorRecord r{step, "fc1", Role::kActivationGrad, {64, 128}, "float32"};
+//   r.stats = result.stats;  r.formats.push_back({"e5m2", "delayed16", s, counts});
+#ifndef LPSIM_CHECKS_RECORDS_H_
+#define LPSIM_CHECKS_RECORDS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "formats/reference.h"
+#include "formats/status.h"
+#include "simd/analyze.h"
+
+namespace lpsim {
+
+// The role a tensor plays in training. Values are bits so a set of roles is
+// a Role too (`Role::kWeight | Role::kWeightGrad`, `Role::All`).
+enum class Role : uint8_t {
+  kActivation = 1,       // a module's output in forward
+  kActivationGrad = 2,   // the gradient with respect to that output
+  kWeight = 4,           // a parameter
+  kWeightGrad = 8,       // a parameter's gradient
+  kOptimizerState = 16,  // Adam exp_avg / exp_avg_sq, SGD momentum, ...
+  kNone = 0,
+  kAll = 31,
+  All = kAll,  // the spelling of the public tracker API
+};
+constexpr Role kSingleRoles[] = {Role::kActivation, Role::kActivationGrad, Role::kWeight,
+                                 Role::kWeightGrad, Role::kOptimizerState};
+inline Role operator|(Role a, Role b) {
+  return static_cast<Role>(static_cast<uint8_t>(a) | static_cast<uint8_t>(b));
+}
+inline bool Contains(Role set, Role r) {
+  return (static_cast<uint8_t>(set) & static_cast<uint8_t>(r)) != 0;
+}
+// Single roles: activation, activation_grad, weight, weight_grad,
+// optimizer_state; sets join them with '|' ("all", "none" for the extremes).
+std::string ToString(Role r);
+// One name, a '|' or ',' separated list, "all" or "none".
+StatusOr<Role> ParseRole(const std::string& s);
+
+// One format (with one scaling recipe) simulated on one tensor.
+struct FormatRecord {
+  std::string format;  // spec, e.g. "e4m3fn" or "e5m2:sat"
+  std::string recipe;  // e.g. "none", "current", "delayed16", "mx"
+  float scale = 1.0f;  // the multiplier the cast saw (per-tensor recipes)
+  CastCounts counts;
+};
+
+struct TensorRecord {
+  int64_t step = 0;
+  std::string name;            // e.g. "fc1" or "fc1.weight" or "fc1.weight.exp_avg"
+  Role role = Role::kActivation;
+  std::vector<int64_t> shape;
+  std::string dtype = "float32";
+  std::string module_type;     // e.g. "Linear", "ReLU" (for tandv export, rules)
+  TensorStats stats;
+  std::vector<FormatRecord> formats;
+};
+
+struct ScalarRecord {
+  int64_t step = 0;
+  std::string name;  // "loss", "lr", ...
+  double value = 0;
+};
+
+enum class Severity : uint8_t { kInfo, kWarning, kError };
+const char* ToString(Severity s);
+
+struct Finding {
+  std::string rule;
+  Severity severity = Severity::kWarning;
+  int64_t step = 0;
+  std::string tensor;   // empty for run-level findings (loss, ...)
+  std::string message;  // what, why it matters, what to try
+  std::map<std::string, double> evidence;
+};
+
+}  // namespace lpsim
+
+#endif  // LPSIM_CHECKS_RECORDS_H_

@@ -1,0 +1,150 @@
+// The scalar side of simd/analyze.h: AnalyzeRef, TensorStats::Quantile and
+// the finishing formulas both implementations share (internal/stats.h).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "formats/fixed_sum.h"
+#include "simd/analyze.h"
+#include "simd/internal/stats.h"
+
+namespace lpsim {
+namespace {
+
+float FromBits(uint32_t b) {
+  float x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+}  // namespace
+
+float TensorStats::Quantile(double p) const {
+  uint64_t total = 0;
+  for (uint64_t c : log_hist) total += c;
+  if (total == 0) return 0.0f;
+  if (!(p > 0.0)) p = 0.0;  // NaN too
+  if (p > 1.0) p = 1.0;
+  // Nearest rank: the smallest value with at least ceil(p N) values <= it.
+  uint64_t rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(total)));
+  rank = std::min(std::max<uint64_t>(rank, 1), total);
+  uint64_t seen = 0;
+  size_t bin = 0;
+  for (; bin < log_hist.size(); ++bin) {
+    seen += log_hist[bin];
+    if (seen >= rank) break;
+  }
+  const double lo = FromBits(static_cast<uint32_t>(bin) << simd::internal::kLogShift);
+  const uint32_t hi_bits = static_cast<uint32_t>(bin + 1) << simd::internal::kLogShift;
+  const double hi = hi_bits >= 0x7f800000u ? std::numeric_limits<float>::max() : FromBits(hi_bits);
+  // The bin's midpoint, pulled into [min_abs, max_abs] (which hold the true
+  // quantile, so this only moves the estimate closer).
+  double q = (lo + hi) / 2;
+  q = std::min(std::max(q, static_cast<double>(min_abs)), static_cast<double>(max_abs));
+  return static_cast<float>(q);
+}
+
+namespace simd {
+namespace internal {
+
+void StatsPartial::Merge(const StatsPartial& o) {
+  zeros += o.zeros;
+  nans += o.nans;
+  pos_infs += o.pos_infs;
+  neg_infs += o.neg_infs;
+  for (size_t i = 0; i < 23; ++i) exp_subnormal[i] += o.exp_subnormal[i];
+  for (size_t i = 0; i < kRawLogBins; ++i) hist[i] += o.hist[i];
+  min_key = std::min(min_key, o.min_key);
+  max_key = std::max(max_key, o.max_key);
+  min_abs_m1 = std::min(min_abs_m1, o.min_abs_m1);
+  max_abs = std::max(max_abs, o.max_abs);
+}
+
+size_t FirstFinite(const float* x, size_t n, float* k) {
+  *k = 0.0f;
+  for (size_t i = 0; i < n; ++i) {
+    if (std::isfinite(x[i])) {
+      *k = x[i];
+      return i;
+    }
+  }
+  return n;
+}
+
+void FinishStats(const StatsPartial& part, size_t n, double s1, double s2, double s3, float k,
+                 TensorStats* t) {
+  t->count = n;
+  t->zeros = part.zeros;
+  t->nans = part.nans;
+  t->pos_infs = part.pos_infs;
+  t->neg_infs = part.neg_infs;
+  // Exponent bins: fp32 subnormals by leading bit; normal binade b (biased)
+  // is the sum of its 2^kLogMantissaBits log bins, at bin b + 22 (= e + 149).
+  t->exponent_hist.fill(0);
+  for (size_t i = 0; i < 23; ++i) t->exponent_hist[i] = part.exp_subnormal[i];
+  constexpr size_t kPerBinade = size_t{1} << TensorStats::kLogMantissaBits;
+  for (size_t b = 1; b < 255; ++b) {
+    uint64_t c = 0;
+    for (size_t j = 0; j < kPerBinade; ++j) c += part.hist[b * kPerBinade + j];
+    t->exponent_hist[b + 22] = c;
+  }
+  t->log_hist.assign(part.hist.begin(), part.hist.begin() + TensorStats::kLogBins);
+  t->log_hist[0] -= part.zeros;
+
+  const uint64_t finite = t->finite();
+  if (finite == 0) {
+    t->mean = t->std = t->rms = std::numeric_limits<double>::quiet_NaN();
+    t->min = t->max = 0.0f;
+  } else {
+    const double nf = static_cast<double>(finite);
+    const double m1 = s1 / nf;
+    t->mean = static_cast<double>(k) + m1;
+    t->std = std::sqrt(std::max(0.0, s2 / nf - m1 * m1));
+    t->rms = std::sqrt(s3 / nf);
+    t->min = FromBits(FromOrderKey(part.min_key));
+    t->max = FromBits(FromOrderKey(part.max_key));
+  }
+  t->min_abs = part.min_abs_m1 >= 0x7f7fffffu ? 0.0f : FromBits(part.min_abs_m1 + 1);
+  t->max_abs = FromBits(part.max_abs);
+}
+
+}  // namespace internal
+
+AnalyzeResult AnalyzeRef(const float* x, size_t n, const std::vector<FormatSlot>& slots) {
+  AnalyzeResult r;
+  internal::StatsPartial part;
+  float k;
+  internal::FirstFinite(x, n, &k);
+  std::vector<double> c1, c2, c3;
+  double s1[kSumLanes] = {}, s2[kSumLanes] = {}, s3[kSumLanes] = {};
+  for (size_t i = 0; i < n; ++i) {
+    internal::StatsElement(x[i], i, k, &part, s1, s2, s3);
+    if ((i + 1) % kSumChunk == 0 || i + 1 == n) {
+      c1.push_back(ReduceLanes(s1));
+      c2.push_back(ReduceLanes(s2));
+      c3.push_back(ReduceLanes(s3));
+      std::fill(s1, s1 + kSumLanes, 0.0);
+      std::fill(s2, s2 + kSumLanes, 0.0);
+      std::fill(s3, s3 + kSumLanes, 0.0);
+    }
+  }
+  internal::FinishStats(part, n, PairwiseSum(c1.data(), c1.size()),
+                        PairwiseSum(c2.data(), c2.size()), PairwiseSum(c3.data(), c3.size()), k,
+                        &r.stats);
+  std::vector<float> q(n);
+  for (size_t s = 0; s < std::min(slots.size(), kMaxAnalyzeFormats); ++s) {
+    QuantizeOptions opt;
+    opt.rounding = slots[s].rounding;
+    opt.seed = slots[s].seed;
+    opt.scale = slots[s].scale;
+    CastCounts c;
+    QuantizeRef(slots[s].format, x, n, opt, q.data(), &c);
+    r.formats.push_back(c);
+  }
+  return r;
+}
+
+}  // namespace simd
+}  // namespace lpsim

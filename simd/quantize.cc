@@ -1,0 +1,85 @@
+#include "simd/quantize.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "formats/fixed_sum.h"
+#include "simd/internal/cast_params.h"
+#include "simd/internal/parallel.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/quantize.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "simd/quantize-inl.h"
+
+#if HWY_ONCE
+namespace lpsim {
+namespace simd {
+
+HWY_EXPORT(CastChunks);
+HWY_EXPORT(DecodeRange);
+HWY_EXPORT(CurrentTarget);
+
+namespace {
+
+// Quantize (out_kind 0) and Encode (code width) share one driver.
+void CastDriver(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
+                int out_kind, void* out, CastCounts* counts, int threads) {
+  const internal::CastParams p =
+      internal::MakeCastParams(f, opt.rounding, opt.seed, opt.index_offset, opt.scale);
+  const bool sums = counts != nullptr;
+  const size_t chunks = NumSumChunks(n);
+  std::vector<double> chunk_err(sums ? chunks : 0), chunk_sig(sums ? chunks : 0);
+  const size_t workers = internal::ThreadsFor(n, threads);
+  std::vector<internal::CastState> partial(workers);
+  internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
+    HWY_DYNAMIC_DISPATCH(CastChunks)(p, in, n, c0, c1, out_kind, out, sums, chunk_err.data(),
+                                     chunk_sig.data(), &partial[w]);
+  });
+  if (!counts) return;
+  internal::CastState total;
+  for (const internal::CastState& s : partial) total.AddCounts(s);
+  CastCounts c;
+  c.numel = n;
+  total.CopyCountsTo(&c);
+  c.sq_error = PairwiseSum(chunk_err.data(), chunks);
+  c.sq_signal = PairwiseSum(chunk_sig.data(), chunks);
+  *counts = c;
+}
+
+}  // namespace
+
+void Quantize(const Format& f, const float* in, size_t n, const QuantizeOptions& opt, float* out,
+              CastCounts* counts, int threads) {
+  CastDriver(f, in, n, opt, 0, out, counts, threads);
+}
+
+size_t CodeBytes(const Format& f) {
+  const int bits = f.total_bits();
+  return bits <= 8 ? 1 : bits <= 16 ? 2 : 4;
+}
+
+void Encode(const Format& f, const float* in, size_t n, const QuantizeOptions& opt, void* codes,
+            CastCounts* counts, int threads) {
+  CastDriver(f, in, n, opt, static_cast<int>(CodeBytes(f)), codes, counts, threads);
+}
+
+void Decode(const Format& f, const void* codes, size_t n, float* out, int threads) {
+  const internal::CastParams p = internal::MakeCastParams(f, Rounding::kNearestEven, 0, 0, 1.0f);
+  const int bytes = static_cast<int>(CodeBytes(f));
+  internal::ForEachChunkRange(n, internal::ThreadsFor(n, threads),
+                              [&](size_t, size_t c0, size_t c1) {
+                                HWY_DYNAMIC_DISPATCH(DecodeRange)(
+                                    p, codes, bytes, c0 * kSumChunk,
+                                    std::min(n, c1 * kSumChunk), out);
+                              });
+}
+
+const char* CurrentTargetName() {
+  return hwy::TargetName(HWY_DYNAMIC_DISPATCH(CurrentTarget)());
+}
+
+}  // namespace simd
+}  // namespace lpsim
+#endif  // HWY_ONCE

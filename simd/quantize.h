@@ -1,0 +1,47 @@
+// Fake quantization, encoding and decoding of fp32 tensors, SIMD.
+//
+// Bit-exact twins of formats/reference.h (QuantizeRef, EncodeScaledRef,
+// DecodeRef), dispatched at run time to the best Highway target (SSE4, AVX2,
+// AVX3, ...; scalar fallback). Large inputs are split over `threads` threads
+// in whole chunks of kSumChunk elements, so results, counts and floating sums
+// are identical for any thread count.
+//
+//   CastCounts counts;
+//   simd::Quantize(format, x, n, {Rounding::kNearestEven}, y, &counts);
+//   std::vector<uint8_t> codes(n * simd::CodeBytes(format));
+//   simd::Encode(format, x, n, {}, codes.data(), nullptr);
+#ifndef LPSIM_SIMD_QUANTIZE_H_
+#define LPSIM_SIMD_QUANTIZE_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "formats/format.h"
+#include "formats/reference.h"
+
+namespace lpsim {
+namespace simd {
+
+// out[i] = Decode(Encode(in[i] * scale)) * (1 / scale); see QuantizeRef.
+// `out` may equal `in`; `counts` may be null.
+void Quantize(const Format& f, const float* in, size_t n, const QuantizeOptions& opt, float* out,
+              CastCounts* counts, int threads = 1);
+
+// Bytes per code in Encode/Decode arrays: 1 (<= 8 bits), 2 (<= 16), else 4.
+size_t CodeBytes(const Format& f);
+
+// codes[i] = Encode(in[i] * scale) as CodeBytes(f)-byte little-endian
+// integers. `counts` may be null.
+void Encode(const Format& f, const float* in, size_t n, const QuantizeOptions& opt, void* codes,
+            CastCounts* counts, int threads = 1);
+
+// out[i] = Decode(codes[i]).
+void Decode(const Format& f, const void* codes, size_t n, float* out, int threads = 1);
+
+// The Highway target these kernels dispatch to now, e.g. "AVX3".
+const char* CurrentTargetName();
+
+}  // namespace simd
+}  // namespace lpsim
+
+#endif  // LPSIM_SIMD_QUANTIZE_H_

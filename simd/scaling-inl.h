@@ -1,0 +1,140 @@
+// Per-target bodies of simd/scaling.h: amax reductions and block casts with
+// per-element scales. Threading, scales and dispatch live in scaling.cc.
+
+#if defined(LPSIM_SIMD_SCALING_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef LPSIM_SIMD_SCALING_INL_H_
+#undef LPSIM_SIMD_SCALING_INL_H_
+#else
+#define LPSIM_SIMD_SCALING_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "formats/fixed_sum.h"
+#include "hwy/highway.h"
+#include "simd/internal/cast-inl.h"
+#include "simd/internal/cast_params.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace lpsim {
+namespace simd {
+namespace HWY_NAMESPACE {
+
+// Largest fp32 bits of a finite |x| over x[0, n) (0 if none): the amax as
+// bits, since finite fp32 magnitudes order like their bit patterns.
+HWY_INLINE uint32_t MaxFiniteAbsBits(const float* HWY_RESTRICT x, size_t n) {
+  const DF df;
+  const DI di;
+  const VI k_abs = hn::Set(di, 0x7fffffff);
+  const VI k_inf = hn::Set(di, 0x7f800000);
+  VI m0 = hn::Zero(di), m1 = hn::Zero(di);
+  size_t i = 0;
+  for (; i + 2 * kNF <= n; i += 2 * kNF) {
+    const VI a0 = hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), k_abs);
+    const VI a1 = hn::And(hn::BitCast(di, hn::LoadU(df, x + i + kNF)), k_abs);
+    m0 = hn::Max(m0, hn::IfThenElseZero(hn::Lt(a0, k_inf), a0));
+    m1 = hn::Max(m1, hn::IfThenElseZero(hn::Lt(a1, k_inf), a1));
+  }
+  HWY_ALIGN int32_t lanes[kNF];
+  hn::Store(hn::Max(m0, m1), di, lanes);
+  uint32_t m = 0;
+  for (size_t j = 0; j < kNF; ++j) m = std::max(m, static_cast<uint32_t>(lanes[j]));
+  for (; i < n; ++i) {
+    uint32_t b;
+    __builtin_memcpy(&b, &x[i], sizeof b);
+    b &= 0x7fffffffu;
+    if (b < 0x7f800000u) m = std::max(m, b);
+  }
+  return m;
+}
+
+uint32_t AmaxBits(const float* x, size_t begin, size_t end) {
+  return MaxFiniteAbsBits(x + begin, end - begin);
+}
+
+// Block amax (as bits) of rows [r0, r1) of in[rows x cols], blocks of
+// br x bc (both >= 1), bpr blocks per row; block (R, j) is at
+// amax[(R - r0 / br) * bpr + j], combined with max into what is there.
+void BlockAmaxRows(const float* in, size_t cols, size_t r0, size_t r1, size_t br, size_t bc,
+                   size_t bpr, uint32_t* amax) {
+  const DF df;
+  const DI di;
+  const DU du;
+  const size_t first_block_row = r0 / br;
+  for (size_t r = r0; r < r1; ++r) {
+    const float* row = in + r * cols;
+    uint32_t* a = amax + (r / br - first_block_row) * bpr;
+    if (bc == 1) {
+      // One block per column: a running max across rows, vectorized over columns.
+      const VI k_abs = hn::Set(di, 0x7fffffff);
+      const VI k_inf = hn::Set(di, 0x7f800000);
+      size_t c = 0;
+      for (; c + kNF <= cols; c += kNF) {
+        const VI v = hn::And(hn::BitCast(di, hn::LoadU(df, row + c)), k_abs);
+        const VI cur = hn::BitCast(di, hn::LoadU(du, a + c));
+        hn::StoreU(hn::BitCast(du, hn::Max(cur, hn::IfThenElseZero(hn::Lt(v, k_inf), v))), du,
+                   a + c);
+      }
+      for (; c < cols; ++c) a[c] = std::max(a[c], MaxFiniteAbsBits(row + c, 1));
+    } else {
+      for (size_t j = 0; j < bpr; ++j) {
+        const size_t c0 = j * bc;
+        a[j] = std::max(a[j], MaxFiniteAbsBits(row + c0, std::min(bc, cols - c0)));
+      }
+    }
+  }
+}
+
+// Casts summation chunks [c0, c1) of in[rows x cols] (row-major), element
+// (r, c) with multiplier mult[block] and reciprocal inv[block], block =
+// (r / br) * bpr + c / bc. Sums per chunk as in Quantize.
+void BlockCastChunks(const internal::CastParams& p, const float* in, size_t rows, size_t cols,
+                     size_t br, size_t bc, size_t bpr, const float* mult, const float* inv,
+                     size_t c0, size_t c1, float* out, bool sums, double* chunk_err,
+                     double* chunk_sig, internal::CastState* counts) {
+  const size_t n = rows * cols;
+  std::vector<float> row_mult(cols), row_inv(cols);
+  size_t cached_block_row = ~size_t{0};
+  for (size_t c = c0; c < c1; ++c) {
+    const size_t begin = c * kSumChunk;
+    const size_t end = std::min(n, begin + kSumChunk);
+    internal::CastState st;
+    for (size_t r = begin / cols; r * cols < end; ++r) {
+      if (r / br != cached_block_row) {
+        cached_block_row = r / br;
+        for (size_t j = 0; j < bpr; ++j) {
+          const size_t b = cached_block_row * bpr + j;
+          const size_t lo = j * bc, hi = std::min(cols, lo + bc);
+          std::fill(row_mult.begin() + lo, row_mult.begin() + hi, mult[b]);
+          std::fill(row_inv.begin() + lo, row_inv.begin() + hi, inv[b]);
+        }
+      }
+      const size_t a = std::max(begin, r * cols);
+      const size_t e = std::min(end, (r + 1) * cols);
+      const size_t col = a - r * cols;
+      if (sums) {
+        CastRangeAny<kOutFloat, true, true, /*kLaneScale=*/true>(
+            p, in + a, e - a, a, out + a, row_mult.data() + col, row_inv.data() + col, &st);
+      } else {
+        CastRangeAny<kOutFloat, false, false, true>(p, in + a, e - a, a, out + a,
+                                                    row_mult.data() + col, row_inv.data() + col,
+                                                    &st);
+      }
+    }
+    counts->AddCounts(st);
+    if (sums) {
+      chunk_err[c] = ReduceLanes(st.err);
+      chunk_sig[c] = ReduceLanes(st.sig);
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+}  // namespace lpsim
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard toggle

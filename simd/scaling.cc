@@ -1,0 +1,329 @@
+#include "simd/scaling.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "formats/fixed_sum.h"
+#include "formats/stochastic.h"
+#include "simd/internal/cast_params.h"
+#include "simd/internal/parallel.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/scaling.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "simd/scaling-inl.h"
+
+#if HWY_ONCE
+namespace lpsim {
+namespace {
+
+float FromBits(uint32_t b) {
+  float x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+uint32_t ToBits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// Block geometry of a [rows x cols] tensor; all sizes >= 1 when rows, cols > 0.
+struct Geometry {
+  size_t br, bc, bpr, bpc;
+  Geometry(const BlockSpec& spec, size_t rows, size_t cols)
+      : br(spec.block_rows == 0 ? std::max<size_t>(rows, 1) : spec.block_rows),
+        bc(spec.block_cols == 0 ? std::max<size_t>(cols, 1) : spec.block_cols),
+        bpr(spec.BlocksPerRow(cols)),
+        bpc(spec.BlocksPerCol(rows)) {}
+  size_t blocks() const { return bpr * bpc; }
+};
+
+// From the block amaxes to the cast's multiplier, its fp32 reciprocal and the
+// reported dequantization factor.
+void BlockScales(const Format& f, const BlockSpec& spec, const std::vector<float>& amax,
+                 std::vector<float>* mult, std::vector<float>* inv, float* scales) {
+  mult->resize(amax.size());
+  inv->resize(amax.size());
+  for (size_t b = 0; b < amax.size(); ++b) {
+    if (spec.scale_type == BlockSpec::ScaleType::kE8m0) {
+      const int e = static_cast<int>(MxScaleCode(f, amax[b])) - 127;
+      (*mult)[b] = std::ldexp(1.0f, -e);
+      (*inv)[b] = 1.0f / (*mult)[b];  // 2^e exactly
+    } else {
+      (*mult)[b] = CurrentScale(f, amax[b], spec.scale);
+      (*inv)[b] = 1.0f / (*mult)[b];
+    }
+    if (scales) scales[b] = (*inv)[b];
+  }
+}
+
+// MX elements always saturate (OCP MX); fp32-scaled blocks keep the format's
+// own overflow policy.
+Format ElementFormat(const Format& f, const BlockSpec& spec) {
+  return spec.scale_type == BlockSpec::ScaleType::kE8m0 ? f.WithSaturate(true) : f;
+}
+
+bool ParseSize(const std::string& s, size_t* out) {
+  if (s == "all") {
+    *out = 0;
+    return true;
+  }
+  if (s.empty() || s.size() > 9) return false;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  *out = static_cast<size_t>(std::strtoull(s.c_str(), nullptr, 10));
+  return *out > 0;
+}
+
+}  // namespace
+
+float CurrentScale(const Format& f, float amax, const ScaleOptions& opt) {
+  if (!std::isfinite(amax) || !(amax > 0.0f)) return 1.0f;
+  const float scaled_max = std::ldexp(f.MaxValue(), -opt.margin);
+  float scale = scaled_max / amax;
+  if (std::isinf(scale)) scale = std::numeric_limits<float>::max();
+  // Keep 1/scale finite (and the cast's precondition, scale > 0).
+  scale = std::max(scale, std::numeric_limits<float>::min());
+  if (opt.power_of_two) scale = FromBits(ToBits(scale) & 0xff800000u);
+  return scale;
+}
+
+DelayedScaler::DelayedScaler(const Format& f, const Options& opt) : format_(f), opt_(opt) {}
+
+void DelayedScaler::Update(float amax) {
+  history_.push_back(amax);
+  while (history_.size() > std::max<size_t>(opt_.history, 1)) history_.pop_front();
+  float reduced = history_.back();
+  if (opt_.algo == Algo::kMax) {
+    for (float a : history_) {
+      if (std::isnan(a) || a > reduced) reduced = a;
+      if (std::isnan(a)) break;
+    }
+  }
+  float next = scale_;
+  if (std::isfinite(reduced) && reduced > 0.0f) next = CurrentScale(format_, reduced, opt_.scale);
+  steps_since_change_ = next == scale_ ? steps_since_change_ + 1 : 0;
+  scale_ = next;
+}
+
+StatusOr<BlockSpec> BlockSpec::Parse(const std::string& name) {
+  auto fail = [&](const std::string& what) {
+    return Status::Error("invalid block spec '" + name + "': " + what +
+                         "; use mx, row, col, 1x128, 128x128 or RxC (R, C a count or 'all'), "
+                         "optionally followed by :e8m0, :fp32, :pow2, :nopow2, :margin=N");
+  };
+  std::string lower;
+  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t pos = lower.find(':', start);
+    parts.push_back(lower.substr(start, pos - start));
+    if (pos == std::string::npos) break;
+    start = pos + 1;
+  }
+  BlockSpec spec;
+  const std::string& base = parts[0];
+  if (base == "mx") spec = Mx();
+  else if (base == "row" || base == "rowwise") spec = Rowwise();
+  else if (base == "col" || base == "columnwise") spec = Columnwise();
+  else if (base == "1x128") spec = Tile1x128();
+  else if (base == "128x128") spec = Tile128x128();
+  else {
+    const size_t x = base.find('x');
+    size_t r = 0, c = 0;
+    if (x == std::string::npos || !ParseSize(base.substr(0, x), &r) ||
+        !ParseSize(base.substr(x + 1), &c)) {
+      return fail("'" + parts[0] + "' is not a known block shape");
+    }
+    spec = {r, c, ScaleType::kFp32, {0, true}};
+  }
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const std::string& o = parts[i];
+    if (o == "e8m0") spec.scale_type = ScaleType::kE8m0;
+    else if (o == "fp32") spec.scale_type = ScaleType::kFp32;
+    else if (o == "pow2") spec.scale.power_of_two = true;
+    else if (o == "nopow2") spec.scale.power_of_two = false;
+    else if (o.rfind("margin=", 0) == 0) {
+      const std::string v = o.substr(7);
+      char* end = nullptr;
+      const long m = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || m < -64 || m > 64) return fail("margin must be -64..64");
+      spec.scale.margin = static_cast<int>(m);
+    } else {
+      return fail("unknown option '" + o + "'");
+    }
+  }
+  return spec;
+}
+
+size_t BlockSpec::BlocksPerRow(size_t cols) const {
+  if (cols == 0) return 0;
+  return block_cols == 0 ? 1 : (cols + block_cols - 1) / block_cols;
+}
+
+size_t BlockSpec::BlocksPerCol(size_t rows) const {
+  if (rows == 0) return 0;
+  return block_rows == 0 ? 1 : (rows + block_rows - 1) / block_rows;
+}
+
+uint8_t MxScaleCode(const Format& elem, float block_amax) {
+  if (std::isnan(block_amax)) return 0xFF;  // E8M0 NaN
+  int e = -127;
+  if (block_amax != 0.0f) {
+    e = std::isinf(block_amax) ? 127 : std::ilogb(std::fabs(block_amax)) - elem.max_exponent();
+  }
+  e = std::min(std::max(e, -127), 127);
+  return static_cast<uint8_t>(e + 127);
+}
+
+namespace simd {
+
+HWY_EXPORT(AmaxBits);
+HWY_EXPORT(BlockAmaxRows);
+HWY_EXPORT(BlockCastChunks);
+
+float Amax(const float* x, size_t n, int threads) {
+  const size_t workers = internal::ThreadsFor(n, threads);
+  std::vector<uint32_t> part(workers, 0);
+  internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
+    part[w] = HWY_DYNAMIC_DISPATCH(AmaxBits)(x, c0 * kSumChunk, std::min(n, c1 * kSumChunk));
+  });
+  return FromBits(*std::max_element(part.begin(), part.end()));
+}
+
+void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
+                   const BlockSpec& spec, const QuantizeOptions& opt, float* out, float* scales,
+                   CastCounts* counts, int threads) {
+  const size_t n = rows * cols;
+  if (n == 0) {
+    if (counts) *counts = CastCounts{};
+    return;
+  }
+  const Geometry g(spec, rows, cols);
+  const size_t workers = internal::ThreadsFor(n, threads);
+
+  // 1. Block amax (as fp32 bits, combined with max: order-free).
+  std::vector<uint32_t> amax_bits(g.blocks(), 0);
+  if (workers == 1) {
+    HWY_DYNAMIC_DISPATCH(BlockAmaxRows)(in, cols, 0, rows, g.br, g.bc, g.bpr, amax_bits.data());
+  } else if (g.bpc >= workers) {
+    // Workers own whole block rows.
+    internal::ForEachRange(g.bpc, workers, [&](size_t, size_t b0, size_t b1) {
+      HWY_DYNAMIC_DISPATCH(BlockAmaxRows)(in, cols, b0 * g.br, std::min(rows, b1 * g.br), g.br,
+                                          g.bc, g.bpr, amax_bits.data() + b0 * g.bpr);
+    });
+  } else {
+    // Few block rows: workers split rows into private copies, merged by max.
+    std::vector<std::vector<uint32_t>> priv(workers, std::vector<uint32_t>(g.blocks(), 0));
+    internal::ForEachRange(rows, workers, [&](size_t w, size_t r0, size_t r1) {
+      if (r0 < r1) {
+        HWY_DYNAMIC_DISPATCH(BlockAmaxRows)(in, cols, r0, r1, g.br, g.bc, g.bpr,
+                                            priv[w].data() + (r0 / g.br) * g.bpr);
+      }
+    });
+    for (const std::vector<uint32_t>& p : priv) {
+      for (size_t b = 0; b < g.blocks(); ++b) amax_bits[b] = std::max(amax_bits[b], p[b]);
+    }
+  }
+  std::vector<float> amax(g.blocks());
+  for (size_t b = 0; b < g.blocks(); ++b) amax[b] = FromBits(amax_bits[b]);
+
+  // 2. Scales.
+  std::vector<float> mult, inv;
+  BlockScales(f, spec, amax, &mult, &inv, scales);
+
+  // 3. The cast, in whole summation chunks.
+  const Format elem = ElementFormat(f, spec);
+  const internal::CastParams p =
+      internal::MakeCastParams(elem, opt.rounding, opt.seed, opt.index_offset, 1.0f);
+  const bool sums = counts != nullptr;
+  const size_t chunks = NumSumChunks(n);
+  std::vector<double> chunk_err(sums ? chunks : 0), chunk_sig(sums ? chunks : 0);
+  std::vector<internal::CastState> partial(workers);
+  internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
+    HWY_DYNAMIC_DISPATCH(BlockCastChunks)(p, in, rows, cols, g.br, g.bc, g.bpr, mult.data(),
+                                          inv.data(), c0, c1, out, sums, chunk_err.data(),
+                                          chunk_sig.data(), &partial[w]);
+  });
+  if (!counts) return;
+  internal::CastState total;
+  for (const internal::CastState& s : partial) total.AddCounts(s);
+  CastCounts c;
+  c.numel = n;
+  total.CopyCountsTo(&c);
+  c.sq_error = PairwiseSum(chunk_err.data(), chunks);
+  c.sq_signal = PairwiseSum(chunk_sig.data(), chunks);
+  *counts = c;
+}
+
+void BlockQuantizeRef(const Format& f, const float* in, size_t rows, size_t cols,
+                      const BlockSpec& spec, const QuantizeOptions& opt, float* out,
+                      float* scales, CastCounts* counts) {
+  const size_t n = rows * cols;
+  CastCounts c;
+  c.numel = n;
+  if (n == 0) {
+    if (counts) *counts = c;
+    return;
+  }
+  const Geometry g(spec, rows, cols);
+  std::vector<float> amax(g.blocks(), 0.0f);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t col = 0; col < cols; ++col) {
+      const float a = std::fabs(in[r * cols + col]);
+      float& m = amax[(r / g.br) * g.bpr + col / g.bc];
+      if (std::isfinite(a) && a > m) m = a;
+    }
+  }
+  std::vector<float> mult, inv;
+  BlockScales(f, spec, amax, &mult, &inv, scales);
+  const Format elem = ElementFormat(f, spec);
+
+  // QuantizeRef's loop with a per-element scale.
+  const uint32_t key = StochasticKey(opt.seed);
+  std::vector<double> chunk_err, chunk_sig;
+  double err[kSumLanes] = {}, sig[kSumLanes] = {};
+  for (size_t i = 0; i < n; ++i) {
+    const size_t b = (i / cols / g.br) * g.bpr + (i % cols) / g.bc;
+    const float x = in[i];
+    const uint32_t rb =
+        opt.rounding == Rounding::kStochastic ? StochasticBits(key, opt.index_offset + i) : 0u;
+    const Encoded enc = EncodeScaledRef(elem, x, mult[b], opt.rounding, rb);
+    const float q = DecodeRef(elem, enc.code) * inv[b];
+    out[i] = q;
+    c.underflow += (enc.flags & kCastUnderflow) != 0;
+    c.flushed += (enc.flags & kCastFlushed) != 0;
+    c.subnormal += (enc.flags & kCastSubnormal) != 0;
+    c.overflow += (enc.flags & kCastOverflow) != 0;
+    c.nan_in += (enc.flags & kCastNanIn) != 0;
+    c.inf_in += (enc.flags & kCastInfIn) != 0;
+    c.zero_in += (enc.flags & kCastZeroIn) != 0;
+    if (std::isfinite(x) && std::isfinite(q)) {
+      const double d = static_cast<double>(x) - static_cast<double>(q);
+      err[i % kSumLanes] += d * d;
+      sig[i % kSumLanes] += static_cast<double>(x) * static_cast<double>(x);
+    }
+    if ((i + 1) % kSumChunk == 0 || i + 1 == n) {
+      chunk_err.push_back(ReduceLanes(err));
+      chunk_sig.push_back(ReduceLanes(sig));
+      std::fill(err, err + kSumLanes, 0.0);
+      std::fill(sig, sig + kSumLanes, 0.0);
+    }
+  }
+  c.sq_error = PairwiseSum(chunk_err.data(), chunk_err.size());
+  c.sq_signal = PairwiseSum(chunk_sig.data(), chunk_sig.size());
+  if (counts) *counts = c;
+}
+
+}  // namespace simd
+}  // namespace lpsim
+#endif  // HWY_ONCE

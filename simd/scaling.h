@@ -1,0 +1,124 @@
+// Scaling recipes: amax, the scale each recipe derives from it, and block
+// quantization with per-block scales.
+//
+// Conventions: a scale multiplies before the cast (the format sees x * scale)
+// and its fp32 reciprocal multiplies after. Counts are after scaling.
+//
+//   float amax = simd::Amax(x, n);
+//   float s = CurrentScale(e4m3fn, amax, {/*margin=*/0, /*power_of_two=*/false});
+//   DelayedScaler d(e5m2, {/*history=*/16});  s = d.Scale(); d.Update(amax);
+//   BlockSpec mx = BlockSpec::Mx();  // 1x32 blocks, E8M0 scales
+//   simd::BlockQuantize(e4m3fn, x, rows, cols, mx, {}, y, scales, &counts);
+#ifndef LPSIM_SIMD_SCALING_H_
+#define LPSIM_SIMD_SCALING_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "formats/format.h"
+#include "formats/reference.h"
+#include "formats/status.h"
+
+namespace lpsim {
+
+struct ScaleOptions {
+  int margin = 0;             // scale = max / amax * 2^-margin
+  bool power_of_two = false;  // round the scale down to a power of two
+};
+
+// Per-tensor current scaling (Transformer Engine's compute_scale_from_amax):
+// scale = (max * 2^-margin) / amax in fp32; amax 0, negative, Inf or NaN -> 1;
+// an infinite scale -> FLT_MAX; a scale below FLT_MIN -> FLT_MIN (so 1/scale
+// stays finite); then, with power_of_two, the largest power of two <= scale.
+float CurrentScale(const Format& f, float amax, const ScaleOptions& opt = {});
+
+// Delayed scaling: the scale for this step comes from the amax history of
+// previous steps (TE DelayedScaling). Update pushes amax (keeping the last
+// `history`, at least 1), reduces the window (kMax: largest, NaN if any is
+// NaN; kMostRecent: the new one) and, if that is finite and > 0, sets
+// Scale() = CurrentScale(reduced); otherwise the previous scale stays.
+// steps_since_change counts updates that left the scale as it was.
+class DelayedScaler {
+ public:
+  enum class Algo { kMax, kMostRecent };
+  struct Options {
+    size_t history = 16;
+    Algo algo = Algo::kMax;
+    ScaleOptions scale;
+  };
+  DelayedScaler(const Format& f, const Options& opt);
+
+  float Scale() const { return scale_; }      // use for this step's cast
+  void Update(float amax);                    // after the step: push amax, recompute
+  size_t steps_since_change() const { return steps_since_change_; }
+
+ private:
+  Format format_;
+  Options opt_;
+  std::deque<float> history_;
+  float scale_ = 1.0f;
+  size_t steps_since_change_ = 0;
+};
+
+// How a 2-D tensor [rows x cols] is cut into blocks that share one scale.
+struct BlockSpec {
+  enum class ScaleType { kFp32, kE8m0 };
+  size_t block_rows = 1;   // 0 = all rows
+  size_t block_cols = 32;  // 0 = all columns
+  ScaleType scale_type = ScaleType::kE8m0;
+  ScaleOptions scale;      // for kFp32 scales
+
+  static BlockSpec Mx() { return {1, 32, ScaleType::kE8m0, {}}; }
+  static BlockSpec Rowwise() { return {1, 0, ScaleType::kFp32, {}}; }
+  static BlockSpec Columnwise() { return {0, 1, ScaleType::kFp32, {}}; }
+  static BlockSpec Tile1x128() { return {1, 128, ScaleType::kFp32, {0, true}}; }
+  static BlockSpec Tile128x128() { return {128, 128, ScaleType::kFp32, {0, true}}; }
+  // "mx", "row", "col", "1x128", "128x128", or "RxC" (R, C a count or
+  // "all"; fp32 power-of-two scales), then options ":e8m0", ":fp32", ":pow2",
+  // ":nopow2", ":margin=N". Example: "1x32:fp32:nopow2".
+  static StatusOr<BlockSpec> Parse(const std::string& name);
+
+  // Blocks along a row / a column; 0 for an empty dimension.
+  size_t BlocksPerRow(size_t cols) const;
+  size_t BlocksPerCol(size_t rows) const;
+};
+
+// MX shared scale of a block (OCP MX v1.0): exponent
+// floor(log2(amax)) - emax(elem), clamped to [-127, 127]; an all-zero block
+// uses -127 (an Inf amax 127). Returned as the E8M0 code (exponent + 127);
+// a NaN amax gives 0xFF, the E8M0 NaN. BlockQuantize's amax is over finite
+// elements only, so Inf/NaN elements do not poison their block's scale (they
+// are cast by the format's own Inf/NaN rule).
+uint8_t MxScaleCode(const Format& elem, float block_amax);
+
+namespace simd {
+
+// Largest finite |x|; 0 if none.
+float Amax(const float* x, size_t n, int threads = 1);
+
+// Quantize each block with its own scale. `scales` receives one value per
+// block, row-major over blocks: the dequantization factor, x ~ q * scales[b]
+// (the fp32 reciprocal of the multiplier the cast saw; for kE8m0 exactly
+// 2^(shared exponent)); it may be null. The block amax is the largest finite
+// |x|; kFp32 multipliers are CurrentScale(f, amax, spec.scale) and the
+// elements keep f's overflow policy; kE8m0 multipliers are 2^-exponent of
+// MxScaleCode and MX elements always saturate (OCP MX). opt.scale is ignored
+// (the block scales replace it); rounding, seed and index_offset apply as in
+// QuantizeRef. Counts and sums follow element order (row-major) exactly as
+// QuantizeRef would with a per-element scale, so they are identical for any
+// thread count. `out` may equal `in`.
+void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
+                   const BlockSpec& spec, const QuantizeOptions& opt, float* out, float* scales,
+                   CastCounts* counts, int threads = 1);
+
+// The scalar twin.
+void BlockQuantizeRef(const Format& f, const float* in, size_t rows, size_t cols,
+                      const BlockSpec& spec, const QuantizeOptions& opt, float* out,
+                      float* scales, CastCounts* counts);
+
+}  // namespace simd
+}  // namespace lpsim
+
+#endif  // LPSIM_SIMD_SCALING_H_
