@@ -1,0 +1,466 @@
+// Checker: every rule fires on a crafted case with a known answer and stays
+// silent on a healthy one; findings are de-duplicated; the configuration
+// reads JSON and refuses bad input.
+#include "checks/checker.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "formats/format.h"
+#include "simd/analyze.h"
+
+namespace lpsim {
+namespace {
+
+std::vector<float> Normal(size_t n, float stddev, uint32_t seed, float mean = 0) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(mean, stddev);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+// A record with real stats (and counts of `formats` with `recipe` and `scale`;
+// scale 0: the current-amax scale of each format, max / amax).
+TensorRecord Rec(int64_t step, const std::string& name, Role role, const std::vector<float>& x,
+                 std::vector<int64_t> shape, const std::string& module_type = "",
+                 const std::vector<std::string>& formats = {}, const std::string& recipe = "none",
+                 float scale = 1.0f) {
+  std::vector<FormatSlot> slots;
+  float amax = 0;
+  for (float v : x) amax = std::max(amax, std::fabs(v));
+  for (const std::string& f : formats) {
+    const Format fmt = ParseFormat(f).value();
+    slots.push_back({fmt, scale > 0 ? scale : fmt.MaxValue() / amax});
+  }
+  AnalyzeResult a = simd::AnalyzeRef(x.data(), x.size(), slots);
+  TensorRecord r;
+  r.step = step;
+  r.name = name;
+  r.role = role;
+  r.shape = std::move(shape);
+  r.module_type = module_type;
+  r.stats = a.stats;
+  for (size_t i = 0; i < formats.size(); ++i) r.formats.push_back({formats[i], recipe, slots[i].scale, a.formats[i]});
+  return r;
+}
+
+std::vector<std::string> Rules(const std::vector<Finding>& fs) {
+  std::vector<std::string> out;
+  for (const Finding& f : fs) out.push_back(f.rule);
+  return out;
+}
+
+bool Fired(const Checker& c, const std::string& rule) {
+  for (const Finding& f : c.findings()) {
+    if (f.rule == rule) return true;
+  }
+  return false;
+}
+
+std::string Dump(const Checker& c) {
+  std::string s;
+  for (const Finding& f : c.findings()) s += f.rule + "@" + std::to_string(f.step) + " " + f.tensor + ": " + f.message + "\n";
+  return s;
+}
+
+// A healthy little run: two layers, weights move a little each step, ReLU
+// half zero, gradients ~1e-2, loss falls smoothly, update ratio ~1e-2.
+void FeedHealthyStep(Checker* c, int64_t step, const std::vector<std::string>& formats,
+                     const std::string& recipe) {
+  const float drift = 1.0f + 0.01f * static_cast<float>(step);
+  std::vector<float> w1 = Normal(512, 0.1f * drift, 1), w2 = Normal(256, 0.1f * drift, 2);
+  c->Add(Rec(step, "fc1.weight", Role::kWeight, w1, {16, 32}, "", formats, recipe, 0));
+  c->Add(Rec(step, "fc2.weight", Role::kWeight, w2, {8, 32}, "", formats, recipe, 0));
+  c->Add(Rec(step, "fc1.weight", Role::kWeightGrad, Normal(512, 1e-2f, 3 + step), {16, 32}, "", formats, recipe, 0));
+  c->Add(Rec(step, "fc2.weight", Role::kWeightGrad, Normal(256, 2e-2f, 4 + step), {8, 32}, "", formats, recipe, 0));
+  std::vector<float> act = Normal(1024, 1.0f, 5 + step);
+  for (float& v : act) v = std::max(v, 0.0f);
+  c->Add(Rec(step, "relu1", Role::kActivation, act, {32, 32}, "ReLU", formats, recipe, 0));
+  std::vector<float> sig = Normal(1024, 1.0f, 6 + step);
+  for (float& v : sig) v = 1.0f / (1.0f + std::exp(-v));
+  c->Add(Rec(step, "sig1", Role::kActivation, sig, {32, 32}, "Sigmoid"));
+  c->Add(ScalarRecord{step, "loss", 2.3 * std::exp(-0.05 * step) + 0.01 * ((step % 3) - 1)});
+  c->Add(ScalarRecord{step, "update_ratio/fc1.weight", 1e-2});
+  c->Add(ScalarRecord{step, "update_ratio/fc2.weight", 2e-2});
+}
+
+TEST(Checker, HealthyRunFiresNothing) {
+  Checker c;
+  for (int64_t s = 0; s < 80; ++s) {
+    FeedHealthyStep(&c, s, {"e4m3fn", "e5m2", "bf16"}, "current");
+    c.EndStep(s);
+  }
+  EXPECT_TRUE(c.findings().empty()) << Dump(c);
+}
+
+TEST(Checker, HealthyRunWithDelayedScalingFiresNothing) {
+  Checker c;
+  for (int64_t s = 0; s < 80; ++s) {
+    FeedHealthyStep(&c, s, {"e4m3fn", "e5m2", "bf16"}, "delayed16");
+    c.EndStep(s);
+  }
+  EXPECT_TRUE(c.findings().empty()) << Dump(c);
+}
+
+TEST(Checker, LowPrecisionRulesSkipOptimizerStateByDefault) {
+  std::vector<float> x(3000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::exp2(-20.0f + 30.0f * static_cast<float>(i) / 3000.0f);
+  Checker c;
+  c.Add(Rec(0, "fc1.weight.exp_avg_sq", Role::kOptimizerState, x, {3000}, "", {"e4m3fn"}));
+  EXPECT_TRUE(c.EndStep(0).empty());
+  CheckConfig all = CheckConfig::Defaults();
+  ASSERT_TRUE(all.Set("lp_dynamic_range", "roles", 31).ok());
+  Checker d(all);
+  d.Add(Rec(0, "fc1.weight.exp_avg_sq", Role::kOptimizerState, x, {3000}, "", {"e4m3fn"}));
+  EXPECT_EQ(Rules(d.EndStep(0)), std::vector<std::string>{"lp_dynamic_range"});
+}
+
+TEST(Checker, CatalogAndDefaultsAgree) {
+  CheckConfig d = CheckConfig::Defaults();
+  EXPECT_EQ(d.rules.size(), RuleCatalog().size());
+  for (const RuleInfo& r : RuleCatalog()) {
+    EXPECT_FALSE(r.what.empty()) << r.name;
+    EXPECT_FALSE(r.source.empty()) << r.name;
+    for (const auto& [k, v] : r.params) EXPECT_EQ(d.Param(r.name, k), v);
+  }
+  EXPECT_EQ(d.Param("dead_relu", "max_zero_share"), 0.85);
+  EXPECT_EQ(d.Param("unstable_learning", "min_log10"), -4);
+}
+
+TEST(Checker, NonFiniteFiresOnceWhileItHoldsAndAgainAfterClearing) {
+  Checker c;
+  auto step = [&](int64_t s, bool bad) {
+    std::vector<float> g = Normal(64, 1e-2f, 7);
+    if (bad) g[3] = NAN, g[5] = INFINITY;
+    c.Add(Rec(s, "fc1.weight", Role::kWeightGrad, g, {8, 8}));
+    return c.EndStep(s);
+  };
+  EXPECT_EQ(Rules(step(0, false)), std::vector<std::string>{});
+  std::vector<Finding> f = step(1, true);
+  ASSERT_EQ(Rules(f), std::vector<std::string>{"nonfinite"});
+  EXPECT_EQ(f[0].step, 1);
+  EXPECT_EQ(f[0].tensor, "fc1.weight");
+  EXPECT_EQ(f[0].evidence.at("nans"), 1);
+  EXPECT_EQ(f[0].evidence.at("infs"), 1);
+  EXPECT_EQ(f[0].severity, Severity::kError);
+  EXPECT_TRUE(step(2, true).empty());  // still holds: no repeat
+  EXPECT_TRUE(step(3, false).empty());
+  EXPECT_EQ(Rules(step(4, true)), std::vector<std::string>{"nonfinite"});
+  EXPECT_EQ(c.findings().size(), 2u);
+}
+
+TEST(Checker, NonFiniteLoss) {
+  Checker c;
+  c.Add(ScalarRecord{0, "loss", NAN});
+  EXPECT_EQ(Rules(c.EndStep(0)), std::vector<std::string>{"nonfinite"});
+}
+
+TEST(Checker, ZeroAndNegativeLoss) {
+  Checker c;
+  c.Add(ScalarRecord{0, "loss", 0.0});
+  EXPECT_EQ(Rules(c.EndStep(0)), std::vector<std::string>{"zero_loss"});
+  c.Add(ScalarRecord{1, "loss", -0.5});
+  EXPECT_EQ(Rules(c.EndStep(1)), std::vector<std::string>{"negative_loss"});
+}
+
+TEST(Checker, LossNotDecreasing) {
+  Checker c;
+  for (int64_t s = 0; s < 60; ++s) {
+    c.Add(ScalarRecord{s, "loss", 2.30 + 0.01 * ((s % 2) ? 1 : -1)});
+    c.EndStep(s);
+  }
+  ASSERT_TRUE(Fired(c, "loss_not_decreasing")) << Dump(c);
+  // 2 windows to compare + 5 strikes of 5 steps: the first step it can fire is 29.
+  EXPECT_EQ(c.findings()[0].step, 29);
+  EXPECT_FALSE(Fired(c, "diverging_loss"));
+  EXPECT_FALSE(Fired(c, "fluctuating_loss"));
+}
+
+TEST(Checker, DivergingLoss) {
+  Checker c;
+  for (int64_t s = 0; s < 40; ++s) {
+    c.Add(ScalarRecord{s, "loss", s < 20 ? 2.0 - 0.05 * s : 1.0 * std::pow(1.3, s - 20)});
+    c.EndStep(s);
+  }
+  EXPECT_TRUE(Fired(c, "diverging_loss")) << Dump(c);
+}
+
+TEST(Checker, FluctuatingLoss) {
+  Checker c;
+  for (int64_t s = 0; s < 60; ++s) {
+    c.Add(ScalarRecord{s, "loss", (s % 2) ? 4.0 : 1.0});
+    c.EndStep(s);
+  }
+  ASSERT_TRUE(Fired(c, "fluctuating_loss")) << Dump(c);
+  EXPECT_EQ(c.findings()[0].step, 50);  // the first step with 50 changes behind it
+}
+
+TEST(Checker, UntrainedParameter) {
+  Checker c;
+  std::vector<float> w = Normal(64, 0.1f, 9);
+  for (int64_t s = 0; s < 3; ++s) {
+    c.Add(Rec(s, "fc1.weight", Role::kWeight, w, {8, 8}));
+    std::vector<Finding> f = c.EndStep(s);
+    if (s < 2) {
+      EXPECT_TRUE(f.empty());
+    } else {
+      EXPECT_EQ(Rules(f), std::vector<std::string>{"untrained_parameter"});
+    }
+  }
+}
+
+TEST(Checker, PoorInitializationConstantAndTinyVariance) {
+  Checker c;
+  c.Add(Rec(0, "fc1.weight", Role::kWeight, std::vector<float>(64, 0.5f), {8, 8}));
+  c.Add(Rec(0, "fc2.weight", Role::kWeight, Normal(64, 1e-4f, 1), {8, 8}));
+  c.Add(Rec(0, "fc2.bias", Role::kWeight, std::vector<float>(8, 0.0f), {8}));  // 1-D: not judged
+  std::vector<Finding> f = c.EndStep(0);
+  ASSERT_EQ(Rules(f), (std::vector<std::string>{"poor_initialization", "poor_initialization"}));
+  EXPECT_EQ(f[0].tensor, "fc1.weight");
+  EXPECT_NE(f[0].message.find("symmetry"), std::string::npos);
+  EXPECT_EQ(f[1].tensor, "fc2.weight");
+}
+
+TEST(Checker, PoorInitializationJudgesInitialWeightsOnce) {
+  Checker c;
+  c.AddInitialWeight(Rec(0, "fc1.weight", Role::kWeight, std::vector<float>(64, 0.5f), {8, 8}));
+  c.Add(Rec(0, "fc1.weight", Role::kWeight, Normal(64, 0.1f, 1), {8, 8}));  // after the update
+  EXPECT_EQ(Rules(c.EndStep(0)), std::vector<std::string>{"poor_initialization"});
+  c.Add(Rec(1, "fc1.weight", Role::kWeight, std::vector<float>(64, 0.5f), {8, 8}));
+  EXPECT_TRUE(c.EndStep(1).empty());
+}
+
+TEST(Checker, DivergingParameters) {
+  Checker c;
+  for (int64_t s = 0; s < 6; ++s) {
+    c.Add(Rec(s, "fc1.weight", Role::kWeight, Normal(256, 0.1f * std::pow(1.5f, s), 2), {16, 16}));
+    c.EndStep(s);
+  }
+  ASSERT_TRUE(Fired(c, "diverging_parameters")) << Dump(c);
+  EXPECT_EQ(c.findings().back().step, 4);  // 1.5^4 = 5.1 > 2 over a window of 5
+  Checker big;
+  big.Add(Rec(0, "fc1.bias", Role::kWeight, std::vector<float>(8, 3e8f), {8}));
+  EXPECT_EQ(Rules(big.EndStep(0)), std::vector<std::string>{"diverging_parameters"});
+}
+
+TEST(Checker, UnstableLearningHighAndLow) {
+  Checker c;
+  for (int64_t s = 0; s < 10; ++s) {
+    c.Add(ScalarRecord{s, "update_ratio/fc1.weight", 0.5});
+    c.Add(ScalarRecord{s, "update_ratio/fc2.weight", 1e-6});
+    c.Add(ScalarRecord{s, "update_ratio/fc3.weight", 1e-2});
+    std::vector<Finding> f = c.EndStep(s);
+    if (s < 9) {
+      EXPECT_TRUE(f.empty());
+    }
+  }
+  ASSERT_EQ(c.findings().size(), 2u) << Dump(c);
+  EXPECT_EQ(c.findings()[0].tensor, "fc1.weight");
+  EXPECT_NEAR(c.findings()[0].evidence.at("mean_log10_update_ratio"), std::log10(0.5), 1e-12);
+  EXPECT_EQ(c.findings()[1].tensor, "fc2.weight");
+}
+
+TEST(Checker, ActivationOutOfRange) {
+  Checker c;
+  c.Add(Rec(0, "sig", Role::kActivation, {0.1f, 0.5f, 1.5f}, {3}, "Sigmoid"));
+  c.Add(Rec(0, "relu", Role::kActivation, {0.0f, -0.5f, 1.5f}, {3}, "ReLU"));
+  c.Add(Rec(0, "tanh", Role::kActivation, {-0.9f, 0.5f}, {2}, "Tanh"));
+  c.Add(Rec(0, "lin", Role::kActivation, {-9.0f, 9.0f}, {2}, "Linear"));
+  std::vector<Finding> f = c.EndStep(0);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].tensor, "sig");
+  EXPECT_EQ(f[1].tensor, "relu");
+}
+
+TEST(Checker, SaturationAndDeadRelu) {
+  Checker c;
+  for (int64_t s = 0; s < 10; ++s) {
+    std::vector<float> sat = Normal(1000, 20.0f, s);
+    for (float& v : sat) v = std::tanh(v);
+    std::vector<float> dead = Normal(1000, 1.0f, s, -3.0f);
+    for (float& v : dead) v = std::max(v, 0.0f);
+    c.Add(Rec(s, "tanh1", Role::kActivation, sat, {1000}, "Tanh"));
+    c.Add(Rec(s, "relu1", Role::kActivation, dead, {1000}, "ReLU"));
+    c.EndStep(s);
+  }
+  ASSERT_EQ(c.findings().size(), 2u) << Dump(c);
+  EXPECT_EQ(c.findings()[0].rule, "activation_saturation");
+  EXPECT_GT(c.findings()[0].evidence.at("rho_b"), 0.95);
+  EXPECT_EQ(c.findings()[0].step, 9);  // a full buffer of 10 records
+  EXPECT_EQ(c.findings()[1].rule, "dead_relu");
+  EXPECT_GT(c.findings()[1].evidence.at("zero_share"), 0.99);
+}
+
+TEST(Checker, SaturationRhoOfUniformTanhIsHalf) {
+  // g uniform in [-1, 1]: rho_B = mean |g| = 0.5 (within the histogram's bin error).
+  CheckConfig cfg = CheckConfig::Defaults();
+  ASSERT_TRUE(cfg.Set("activation_saturation", "window", 1).ok());
+  ASSERT_TRUE(cfg.Set("activation_saturation", "max_rho", 0.0).ok());
+  Checker c(cfg);
+  std::vector<float> u(10001);
+  for (size_t i = 0; i < u.size(); ++i) u[i] = -1.0f + 2.0f * static_cast<float>(i) / 10000.0f;
+  c.Add(Rec(0, "t", Role::kActivation, u, {10001}, "Tanh"));
+  std::vector<Finding> f = c.EndStep(0);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NEAR(f[0].evidence.at("rho_b"), 0.5, 0.5 * TensorStats::kQuantileRelativeError);
+}
+
+TEST(Checker, VanishingAndExplodingGradients) {
+  Checker c;
+  c.Add(Rec(0, "fc1.weight", Role::kWeightGrad, Normal(256, 1e-9f, 1), {16, 16}));
+  c.Add(Rec(0, "fc2.weight", Role::kWeightGrad, Normal(256, 1e-2f, 2), {16, 16}));
+  std::vector<Finding> f = c.EndStep(0);
+  ASSERT_EQ(Rules(f), (std::vector<std::string>{"vanishing_gradient", "vanishing_gradient"}));
+  EXPECT_EQ(f[0].tensor, "fc1.weight");  // median
+  EXPECT_EQ(f[1].tensor, "fc1.weight");  // first/last ratio
+  EXPECT_NEAR(f[1].evidence.at("ratio"), 1e-7, 2e-8);
+
+  Checker e;
+  for (int64_t s = 0; s < 3; ++s) {
+    e.Add(Rec(s, "fc1.weight", Role::kWeightGrad, Normal(256, 100.0f, 1), {16, 16}));
+    e.Add(Rec(s, "fc2.weight", Role::kWeightGrad, Normal(256, 1.0f, 2), {16, 16}));
+    std::vector<Finding> g = e.EndStep(s);
+    EXPECT_EQ(g.empty(), s < 2) << s;  // patience 3
+  }
+  Checker huge;
+  huge.Add(Rec(0, "fc1.weight", Role::kWeightGrad, Normal(64, 1e7f, 1), {8, 8}));
+  EXPECT_EQ(Rules(huge.EndStep(0)), std::vector<std::string>{"exploding_gradient"});
+}
+
+TEST(Checker, LowPrecisionUnderflowAndOverflow) {
+  Checker c;
+  std::vector<Finding> f;
+  for (int64_t s = 0; s < 3; ++s) {  // overflow must persist in 3 of the last 10 records
+    // e5m2's smallest subnormal is 2^-16 ~ 1.5e-5: gradients ~1e-6 flush.
+    c.Add(Rec(s, "fc1.weight", Role::kWeightGrad, Normal(256, 1e-6f, 1), {16, 16}, "", {"e5m2", "bf16"}));
+    // e4m3fn's max is 448.
+    c.Add(Rec(s, "fc2", Role::kActivation, Normal(256, 1000.0f, 2), {16, 16}, "", {"e4m3fn"}));
+    std::vector<Finding> g = c.EndStep(s);
+    int overflows = 0;
+    for (const Finding& x : g) overflows += x.rule == "lp_overflow";
+    EXPECT_EQ(overflows, s == 2 ? 1 : 0) << s;
+    f.insert(f.end(), g.begin(), g.end());
+  }
+  std::vector<std::string> r = Rules(f);
+  EXPECT_EQ(std::count(r.begin(), r.end(), "lp_underflow"), 1);  // e5m2 only, not bf16
+  EXPECT_EQ(std::count(r.begin(), r.end(), "lp_overflow"), 1);
+  for (const Finding& x : f) {
+    if (x.rule == "lp_underflow") {
+      EXPECT_EQ(x.tensor, "fc1.weight");
+      EXPECT_GT(x.evidence.at("underflow_share"), 0.9);
+      EXPECT_NE(x.message.find("[e5m2, none]"), std::string::npos);
+    }
+    if (x.rule == "lp_overflow") {
+      EXPECT_GT(x.evidence.at("overflow_share"), 0.5);
+    }
+  }
+}
+
+TEST(Checker, LowPrecisionSnrAndDynamicRange) {
+  Checker c;
+  // Log-uniform magnitudes over 2^-20 .. 2^10: 30 binades > e4m3fn's ~17.8.
+  std::vector<float> x(3000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::exp2(-20.0f + 30.0f * static_cast<float>(i) / 3000.0f);
+  c.Add(Rec(0, "wide", Role::kActivation, x, {3000}, "", {"e4m3fn", "e2m1fn"}));
+  std::vector<Finding> f = c.EndStep(0);
+  int dr = 0;
+  for (const Finding& g : f) {
+    if (g.rule == "lp_dynamic_range") {
+      ++dr;
+      EXPECT_GT(g.evidence.at("spread_binades"), g.evidence.at("format_binades"));
+    }
+  }
+  EXPECT_EQ(dr, 2);
+  // e2m1fn on Gaussian data: ~3 significant bits, SNR ~ 15 dB; require 20.
+  CheckConfig cfg = CheckConfig::Defaults();
+  ASSERT_TRUE(cfg.Set("lp_snr", "min_snr_db", 20).ok());
+  Checker s(cfg);
+  s.Add(Rec(0, "g", Role::kActivation, Normal(1000, 1.0f, 3), {1000}, "", {"e2m1fn", "bf16"}));
+  std::vector<Finding> h = s.EndStep(0);
+  int snr = 0;
+  for (const Finding& g : h) snr += g.rule == "lp_snr";
+  EXPECT_EQ(snr, 1);
+}
+
+TEST(Checker, LowPrecisionHeadroomPredictsTheStep) {
+  Checker c;
+  // amax doubles every 4 steps from 2^0: log2 amax = s / 4 reaches
+  // log2(448) = 8.807 at step 35.2, predicted from the first 20 records.
+  for (int64_t s = 0; s < 20; ++s) {
+    std::vector<float> x = {std::exp2(static_cast<float>(s) / 4.0f), 0.5f};
+    c.Add(Rec(s, "fc1", Role::kActivation, x, {2}, "", {"e4m3fn"}));
+    std::vector<Finding> f = c.EndStep(s);
+    if (s < 19) {
+      EXPECT_TRUE(f.empty()) << Dump(c);
+    }
+  }
+  ASSERT_EQ(c.findings().size(), 1u) << Dump(c);
+  EXPECT_EQ(c.findings()[0].rule, "lp_headroom");
+  EXPECT_EQ(c.findings()[0].evidence.at("predicted_step"), 36);
+  EXPECT_NEAR(c.findings()[0].evidence.at("slope_binades_per_step"), 0.25, 1e-6);
+}
+
+TEST(Checker, LowPrecisionStaleDelayedScale) {
+  Checker c;
+  for (int64_t s = 0; s < 33; ++s) {  // the first delayed record is skipped (no history)
+    std::vector<float> x = {s % 2 ? 4.0f : 1.0f, 0.25f};
+    c.Add(Rec(s, "fc1", Role::kActivation, x, {2}, "", {"e4m3fn"}, "delayed16", 2.0f));
+    c.EndStep(s);
+  }
+  ASSERT_TRUE(Fired(c, "lp_stale_scaling")) << Dump(c);
+  EXPECT_EQ(c.findings().back().step, 32);
+}
+
+TEST(Checker, ConfigFromJsonOverridesAndDisables) {
+  StatusOr<CheckConfig> cfg = CheckConfig::FromJson(
+      R"({"zero_loss": {"enabled": false}, "negative_loss": {"policy": "stop", "severity": "info", "epsilon": 1}})");
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  Checker c(*cfg);
+  EXPECT_EQ(c.PolicyFor("negative_loss"), Policy::kStop);
+  EXPECT_EQ(c.PolicyFor("zero_loss"), Policy::kWarn);
+  c.Add(ScalarRecord{0, "loss", 0.0});
+  EXPECT_TRUE(c.EndStep(0).empty());
+  c.Add(ScalarRecord{1, "loss", -0.5});  // within epsilon 1
+  EXPECT_TRUE(c.EndStep(1).empty());
+  c.Add(ScalarRecord{2, "loss", -1.5});
+  std::vector<Finding> f = c.EndStep(2);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::kInfo);
+  // Round trip.
+  StatusOr<CheckConfig> again = CheckConfig::FromJson(cfg->ToJson());
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_FALSE(again->rules.at("zero_loss").enabled);
+  EXPECT_EQ(again->Param("negative_loss", "epsilon"), 1);
+}
+
+TEST(Checker, ConfigRefusesBadInput) {
+  EXPECT_FALSE(CheckConfig::FromJson("{").ok());
+  EXPECT_FALSE(CheckConfig::FromJson("[]").ok());
+  StatusOr<CheckConfig> r = CheckConfig::FromJson(R"({"no_such_rule": {}})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no_such_rule"), std::string::npos);
+  EXPECT_FALSE(CheckConfig::FromJson(R"({"dead_relu": {"max_zero": 1}})").ok());
+  EXPECT_FALSE(CheckConfig::FromJson(R"({"dead_relu": {"max_zero_share": "x"}})").ok());
+  EXPECT_FALSE(CheckConfig::FromJson(R"({"dead_relu": {"policy": "explode"}})").ok());
+  EXPECT_FALSE(CheckConfig::FromFile("/nonexistent/rules.json").ok());
+  CheckConfig d = CheckConfig::Defaults();
+  EXPECT_FALSE(d.Set("dead_relu", "nope", 1).ok());
+  EXPECT_FALSE(d.Set("nope", "window", 1).ok());
+}
+
+TEST(Checker, SortForDisplayPutsSevereAndNewFirst) {
+  std::vector<Finding> v(3);
+  v[0].severity = Severity::kWarning, v[0].step = 9;
+  v[1].severity = Severity::kError, v[1].step = 1;
+  v[2].severity = Severity::kError, v[2].step = 5;
+  SortForDisplay(&v);
+  EXPECT_EQ(v[0].step, 5);
+  EXPECT_EQ(v[1].step, 1);
+  EXPECT_EQ(v[2].step, 9);
+}
+
+}  // namespace
+}  // namespace lpsim
