@@ -3,7 +3,8 @@
 # Idempotent: when everything is already installed it returns in well under a
 # second without touching the network.
 #   scripts/setup.sh            # build + test dependencies
-#   LPSIM_SETUP_BROWSER=1 ...   # also the headless browser used by report tests
+# Also installs the report's chart libraries and the browser test's driver
+# from npm (`npm ci` in report/web, skipped while its lock file is unchanged).
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,7 @@ packages=(
   libhwy-dev libeigen3-dev libboost-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  chromium
 )
 
 missing=()
@@ -20,8 +22,29 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# Node and npm from Debian only where none is on PATH: a Node installed
+# otherwise (it bundles npm) conflicts with Debian's npm package.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
+# report/web/node_modules: vega, vega-lite, vega-embed (inlined into every
+# HTML report) and playwright-core (tests/browser). A stamp holding the lock
+# file's hash makes a second run instant and offline.
+npm_step() {
+  local web
+  web="$(cd "$(dirname "$0")/.." && pwd)/report/web"
+  local want have=""
+  want="$(sha256sum "$web/package-lock.json" | cut -d' ' -f1)"
+  [ -f "$web/node_modules/.lpsim-stamp" ] && have="$(cat "$web/node_modules/.lpsim-stamp")"
+  if [ "$want" != "$have" ]; then
+    echo "setup: npm ci in report/web"
+    (cd "$web" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" > "$web/node_modules/.lpsim-stamp"
+  fi
+}
 
 if [ ${#missing[@]} -eq 0 ]; then
+  npm_step
   exit 0
 fi
 
@@ -38,3 +61,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+npm_step

@@ -1,0 +1,57 @@
+// The HTML report of a run: one self-contained file a person opens offline.
+//
+// The page holds the run's data (downsampled for big runs) as JSON, the
+// chart libraries vega, vega-lite and vega-embed inlined (read from npm's
+// node_modules at report time, see WebAssetsDir), and declarative Vega-Lite
+// specs: exponent histograms with each candidate format's range, layer x step
+// heatmaps, scalar lines with a shared crosshair, the findings and the
+// recommendation table (docs/report.md).
+//
+//   StatusOr<std::unique_ptr<RunReader>> run = RunReader::Open("runs/demo");
+//   Status s = WriteReport(**run, ReportOptions{}, "runs/demo/report.html");
+#ifndef LPSIM_REPORT_HTML_H_
+#define LPSIM_REPORT_HTML_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "checks/records.h"
+#include "formats/status.h"
+#include "report/recommend.h"
+
+namespace lpsim {
+
+class RunReader;
+
+struct ReportOptions {
+  RecommendOptions recommend;
+  // Tensor records of at most this many steps are embedded (evenly spaced,
+  // first and last kept); scalars keep every step up to 20 times as many.
+  size_t max_steps = 60;
+  std::string title;  // default: "lpsim report: <run name>"
+};
+
+// The folder holding vega/, vega-lite/ and vega-embed/ (npm's node_modules):
+// $LPSIM_WEB_ASSETS if set, else report/web/node_modules of the source tree
+// this lpsim was built from.
+std::string WebAssetsDir();
+
+// The page as a string. Errors: unreadable run, missing chart libraries (the
+// message says to run scripts/setup.sh).
+StatusOr<std::string> RenderReport(const RunReader& run, const ReportOptions& options);
+
+// Tensors at rest (lpsim analyze): records without steps or scalars.
+StatusOr<std::string> RenderRecordsReport(const std::string& title,
+                                          const std::vector<TensorRecord>& records,
+                                          const ReportOptions& options);
+
+// Writes `html` to path through a temporary file renamed over it.
+Status WriteFileAtomically(const std::string& path, const std::string& html);
+
+// RenderReport then WriteFileAtomically.
+Status WriteReport(const RunReader& run, const ReportOptions& options, const std::string& path);
+
+}  // namespace lpsim
+
+#endif  // LPSIM_REPORT_HTML_H_

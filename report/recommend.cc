@@ -1,0 +1,482 @@
+#include "report/recommend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "simd/scaling.h"
+#include "store/run_db.h"
+
+namespace lpsim {
+
+const char* const kDefaultWhatIfFormats[7] = {"e2m1fn", "e2m3fn", "e3m2fn", "e4m3fn",
+                                              "e5m2",   "bf16",   "fp16"};
+
+namespace {
+
+// x * s is formed in fp32; its rounding moves a value by at most 2^-24
+// relative (2^-23 for fp32 subnormal products, which only the fp32 format's
+// own thresholds could see). Widening bin edges by 2^-22 covers both.
+constexpr double kEdgeSlack = 1.0 / (1 << 22);
+
+double FromBits(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+constexpr int kLogShift = 23 - TensorStats::kLogMantissaBits;
+
+}  // namespace
+
+CastEstimate EstimateCast(const TensorStats& stats, const Format& format, float scale) {
+  CastEstimate e;
+  e.numel = stats.count;
+  const double s = scale;
+  const double min_sub = format.MinSubnormal();
+  const double min_normal = format.MinNormal();
+  const double max = format.MaxValue();
+  // Underflow iff |x s| <= u_thr (RNE: min_sub/2 ties to the even code 0).
+  // FTZ: results below min_normal flush; [min_normal - min_sub/2, min_normal)
+  // rounds up to min_normal.
+  const double u_thr = format.ftz() ? min_normal - min_sub / 2 : min_sub / 2;
+  // Overflow iff |x s| >= o_thr (a tie at o_thr may round down to an even max;
+  // counted as possible overflow, so the bound stays valid).
+  const double ulp_max = std::ldexp(1.0, format.max_exponent() - format.mantissa_bits());
+  const double o_thr = max + ulp_max / 2;
+  const bool saturate = format.overflow_result() == OverflowResult::kMax;
+  const int m = format.mantissa_bits();
+  const double lo_clip = stats.min_abs, hi_clip = stats.max_abs;
+
+  // Nonzero finite elements in log bin 0 (fp32 subnormals): whatever the
+  // exponent histogram holds beyond the other log bins, so the estimate does
+  // not depend on whether bin 0 ever held zeros.
+  uint64_t nonzero = 0;
+  for (uint64_t c : stats.exponent_hist) nonzero += c;
+  uint64_t rest = 0;
+  for (size_t b = 1; b < stats.log_hist.size(); ++b) rest += stats.log_hist[b];
+  const uint64_t bin0 = nonzero > rest ? nonzero - rest : 0;
+
+  for (size_t b = 0; b < stats.log_hist.size(); ++b) {
+    const uint64_t c = b == 0 ? bin0 : stats.log_hist[b];
+    if (c == 0) continue;
+    double lo = FromBits(static_cast<uint32_t>(b) << kLogShift);
+    const uint32_t hi_bits = static_cast<uint32_t>(b + 1) << kLogShift;
+    double hi = hi_bits >= 0x7f800000u ? std::numeric_limits<float>::max() : FromBits(hi_bits);
+    // Every finite nonzero |x| lies in [min_abs, max_abs].
+    if (hi_clip > 0) {
+      lo = std::max(lo, lo_clip);
+      hi = std::min(hi, hi_clip);
+      if (lo > hi) lo = hi;
+    }
+    const double slo = lo * s * (1 - kEdgeSlack), shi = hi * s * (1 + kEdgeSlack);
+    // Underflow.
+    if (shi <= u_thr) {
+      e.underflow.lower += c;
+      e.underflow.upper += c;
+    } else if (slo <= u_thr) {
+      e.underflow.upper += c;
+    }
+    // Overflow.
+    if (slo >= o_thr) {
+      e.overflow.lower += c;
+      e.overflow.upper += c;
+    } else if (shi >= o_thr) {
+      e.overflow.upper += c;
+    }
+    // Error model at the bin's midpoint.
+    const double v = (lo + hi) / 2, y = v * s;
+    double err2;  // per element, in the tensor's units
+    if (y <= u_thr) {
+      err2 = v * v;
+    } else if (y >= o_thr) {
+      if (!saturate) continue;  // Inf/NaN output: not in sq_error or sq_signal
+      err2 = (v - max / s) * (v - max / s);
+    } else {
+      double ulp;
+      if (y < min_normal) {
+        ulp = min_sub;
+      } else {
+        ulp = std::ldexp(1.0, std::ilogb(y) - m);
+      }
+      ulp /= s;
+      err2 = ulp * ulp / 12;
+    }
+    e.sq_error += err2 * static_cast<double>(c);
+    e.sq_signal += v * v * static_cast<double>(c);
+  }
+  return e;
+}
+
+StatusOr<float> WhatIfScale(const std::string& recipe, const Format& format,
+                            const TensorStats& stats) {
+  if (recipe == "none") return 1.0f;
+  if (recipe == "current") return CurrentScale(format, stats.max_abs);
+  return Status::Error("recipe '" + recipe +
+                       "' cannot be replayed from histograms (only none and current); "
+                       "simulate it during the run instead");
+}
+
+double Candidate::SnrDb() const {
+  if (sq_error <= 0) return std::numeric_limits<double>::infinity();
+  if (sq_signal <= 0) return -std::numeric_limits<double>::infinity();
+  return 10 * std::log10(sq_signal / sq_error);
+}
+
+namespace {
+
+std::string Pct(double f) {
+  if (f == 0) return "0%";
+  if (f < 1e-5) return "<0.001%";
+  return fmt::format("{:.3g}%", 100 * f);
+}
+
+std::string Db(double d) {
+  if (std::isinf(d)) return d > 0 ? "inf dB" : "-inf dB";
+  return fmt::format("{:.1f} dB", d);
+}
+
+// Judges a candidate against the budgets, on the upper bounds.
+void Judge(const Budgets& b, Candidate* c) {
+  const double snr = c->SnrDb();
+  if (c->UnderflowUpper() > b.max_underflow) {
+    c->verdict = "underflow up to " + Pct(c->UnderflowUpper()) + " > " + Pct(b.max_underflow);
+  } else if (c->OverflowUpper() > b.max_overflow) {
+    c->verdict = "overflow up to " + Pct(c->OverflowUpper()) + " > " + Pct(b.max_overflow);
+  } else if (!(snr >= b.min_snr_db)) {
+    c->verdict = "SNR " + Db(snr) + " < " + Db(b.min_snr_db);
+  } else {
+    c->within_budget = true;
+    c->verdict = "within budgets";
+  }
+}
+
+bool Better(const Candidate& a, const Candidate& b) {
+  if (a.within_budget != b.within_budget) return a.within_budget;
+  if (a.bits != b.bits) return a.bits < b.bits;
+  if (a.SnrDb() != b.SnrDb()) return a.SnrDb() > b.SnrDb();
+  if (a.underflow.upper != b.underflow.upper) return a.underflow.upper < b.underflow.upper;
+  if (a.overflow.upper != b.overflow.upper) return a.overflow.upper < b.overflow.upper;
+  return std::tie(a.format, a.recipe) < std::tie(b.format, b.recipe);
+}
+
+struct Acc {
+  Candidate c;
+  int64_t records = 0;
+  int64_t exact_records = 0;
+};
+
+using Key = std::pair<std::string, std::string>;  // format, recipe
+
+struct LayerAcc {
+  std::set<int64_t> steps;
+  std::map<Key, Acc> cands;
+};
+
+class Accumulator {
+ public:
+  Accumulator(const RecommendOptions& o, std::vector<Format> formats)
+      : opt_(o), formats_(std::move(formats)) {}
+
+  void Add(const TensorRecord& r) {
+    LayerAcc& layer = layers_[{static_cast<int>(r.role), r.name}];
+    LayerAcc& all = layers_[{static_cast<int>(r.role), "*"}];
+    layer.steps.insert(r.step);
+    all.steps.insert(r.step);
+    std::set<Key> simulated;
+    for (const FormatRecord& f : r.formats) {
+      const Format* fmt = Find(f.format);
+      if (!fmt) continue;
+      Key k{fmt->name(), f.recipe};
+      simulated.insert(k);
+      Candidate add;
+      add.numel = f.counts.numel;
+      add.underflow = {f.counts.underflow, f.counts.underflow};
+      add.overflow = {f.counts.overflow, f.counts.overflow};
+      add.sq_error = f.counts.sq_error;
+      add.sq_signal = f.counts.sq_signal;
+      Merge(&layer, k, *fmt, add, true);
+      Merge(&all, k, *fmt, add, true);
+    }
+    for (const Format& fmt : formats_) {
+      for (const std::string& recipe : opt_.what_if_recipes) {
+        Key k{fmt.name(), recipe};
+        if (simulated.count(k)) continue;
+        StatusOr<float> s = WhatIfScale(recipe, fmt, r.stats);
+        if (!s.ok()) continue;
+        const CastEstimate e = EstimateCast(r.stats, fmt, *s);
+        Candidate add;
+        add.numel = e.numel;
+        add.underflow = e.underflow;
+        add.overflow = e.overflow;
+        add.sq_error = e.sq_error;
+        add.sq_signal = e.sq_signal;
+        Merge(&layer, k, fmt, add, false);
+        Merge(&all, k, fmt, add, false);
+      }
+    }
+  }
+
+  Recommendation Finish() const {
+    Recommendation out;
+    out.budgets = opt_.budgets;
+    // Roles in kSingleRoles order, the "*" row first, then layers by name.
+    for (Role role : kSingleRoles) {
+      std::vector<std::string> names;
+      for (const auto& [key, acc] : layers_) {
+        if (key.first == static_cast<int>(role) && key.second != "*") names.push_back(key.second);
+      }
+      if (names.empty()) continue;
+      names.insert(names.begin(), "*");
+      for (const std::string& name : names) {
+        const LayerAcc& la = layers_.at({static_cast<int>(role), name});
+        LayerAdvice a;
+        a.role = role;
+        a.layer = name;
+        a.steps = static_cast<int64_t>(la.steps.size());
+        for (const auto& [k, acc] : la.cands) {
+          Candidate c = acc.c;
+          c.exact = acc.exact_records == acc.records;
+          Judge(opt_.budgets, &c);
+          a.candidates.push_back(std::move(c));
+        }
+        std::sort(a.candidates.begin(), a.candidates.end(), Better);
+        Explain(&a);
+        out.rows.push_back(std::move(a));
+      }
+    }
+    return out;
+  }
+
+ private:
+  // The candidate format a record's spec names (aliases and option order
+  // resolved by parsing), or null when it is not a candidate.
+  const Format* Find(const std::string& spec) {
+    auto it = spec_cache_.find(spec);
+    if (it != spec_cache_.end()) return it->second;
+    const Format* found = nullptr;
+    StatusOr<Format> parsed = ParseFormat(spec);
+    if (parsed.ok()) {
+      for (const Format& f : formats_) {
+        if (f == *parsed) found = &f;
+      }
+    }
+    spec_cache_[spec] = found;
+    return found;
+  }
+
+  static void Merge(LayerAcc* la, const Key& k, const Format& f, const Candidate& add,
+                    bool exact) {
+    Acc& acc = la->cands[k];
+    if (acc.records == 0) {
+      acc.c.format = k.first;
+      acc.c.recipe = k.second;
+      acc.c.bits = f.total_bits();
+    }
+    ++acc.records;
+    if (exact) ++acc.exact_records;
+    acc.c.numel += add.numel;
+    acc.c.underflow += add.underflow;
+    acc.c.overflow += add.overflow;
+    acc.c.sq_error += add.sq_error;
+    acc.c.sq_signal += add.sq_signal;
+  }
+
+  void Explain(LayerAdvice* a) const {
+    if (a->candidates.empty()) {
+      a->reason = "no candidate format";
+      return;
+    }
+    const Candidate& top = a->candidates.front();
+    auto numbers = [](const Candidate& c) {
+      return fmt::format("underflow {}{}, overflow {}{}, SNR {}{}",
+                         Pct(c.UnderflowUpper()), c.exact ? "" : " (upper bound)",
+                         Pct(c.OverflowUpper()), c.exact ? "" : " (upper bound)",
+                         Db(c.SnrDb()), c.exact ? "" : " (model)");
+    };
+    if (!top.within_budget) {
+      a->best = "";
+      a->reason = fmt::format("no candidate keeps within the budgets; closest is {}/{} ({} bits): "
+                              "{}. Try per-block scaling or a wider format.",
+                              top.format, top.recipe, top.bits, top.verdict);
+      return;
+    }
+    a->best = top.format + "/" + top.recipe;
+    std::string why = fmt::format("{}/{} is the narrowest within budgets ({} bits, {}; {})",
+                                  top.format, top.recipe, top.bits,
+                                  top.exact ? "simulated" : "estimated from histograms",
+                                  numbers(top));
+    // Each format at most as wide (its best-ranked recipe), and why it failed.
+    std::vector<const Candidate*> failed;
+    std::set<std::string> seen;
+    for (const Candidate& c : a->candidates) {
+      if (c.within_budget || c.bits > top.bits) continue;
+      if (!seen.insert(c.format).second) continue;
+      failed.push_back(&c);
+    }
+    std::stable_sort(failed.begin(), failed.end(),
+                     [](const Candidate* x, const Candidate* y) { return x->bits < y->bits; });
+    std::string rejected;
+    for (const Candidate* cp : failed) {
+      const Candidate& c = *cp;
+      rejected += fmt::format("{}{}/{} ({} bits): {}", rejected.empty() ? "" : "; ", c.format,
+                              c.recipe, c.bits, c.verdict);
+    }
+    if (!rejected.empty()) why += ". Rejected: " + rejected;
+    a->reason = why;
+  }
+
+  const RecommendOptions& opt_;
+  std::vector<Format> formats_;
+  std::map<std::pair<int, std::string>, LayerAcc> layers_;
+  std::map<std::string, const Format*> spec_cache_;
+};
+
+StatusOr<std::vector<Format>> ParseAll(const std::vector<std::string>& specs) {
+  std::vector<Format> out;
+  for (const std::string& s : specs) {
+    StatusOr<Format> f = ParseFormat(s);
+    if (!f.ok()) return f.status();
+    if (!f->has_zero()) {
+      return Status::Error("format '" + s +
+                           "' has no zero (a scale format); it cannot hold tensor values");
+    }
+    bool dup = false;
+    for (const Format& o : out) dup = dup || o.name() == f->name();
+    if (!dup) out.push_back(*f);
+  }
+  return out;
+}
+
+Status CheckOptions(const RecommendOptions& o) {
+  const Budgets& b = o.budgets;
+  if (!(b.max_underflow >= 0 && b.max_underflow <= 1) ||
+      !(b.max_overflow >= 0 && b.max_overflow <= 1)) {
+    return Status::Error("underflow and overflow budgets are fractions in [0, 1] (0.001 = 0.1%)");
+  }
+  if (std::isnan(b.min_snr_db)) return Status::Error("the SNR budget must be a number of dB");
+  for (const std::string& r : o.what_if_recipes) {
+    if (r != "none" && r != "current") {
+      return Status::Error("what-if recipe '" + r + "': only none and current can be replayed");
+    }
+  }
+  return Status();
+}
+
+std::vector<std::string> DefaultFormats(const std::vector<std::string>& simulated) {
+  std::vector<std::string> out(std::begin(kDefaultWhatIfFormats), std::end(kDefaultWhatIfFormats));
+  for (const std::string& s : simulated) {
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// 4 significant digits, null for Inf/NaN (JSON has neither).
+nlohmann::ordered_json Short(double v) {
+  if (std::isnan(v) || std::isinf(v)) return nullptr;
+  if (v == 0) return 0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return std::strtod(buf, nullptr);
+}
+
+nlohmann::ordered_json CandidateJson(const Candidate& c) {
+  const double n = c.numel ? static_cast<double>(c.numel) : 1.0;
+  return {{"format", c.format},
+          {"recipe", c.recipe},
+          {"bits", c.bits},
+          {"exact", c.exact},
+          {"underflow_pct", nlohmann::ordered_json::array({Short(100 * c.underflow.lower / n),
+                                         Short(100 * c.underflow.upper / n)})},
+          {"overflow_pct", nlohmann::ordered_json::array({Short(100 * c.overflow.lower / n),
+                                        Short(100 * c.overflow.upper / n)})},
+          {"snr_db", Short(c.SnrDb())},
+          {"within_budget", c.within_budget},
+          {"verdict", c.verdict}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json RecommendationJson(const Recommendation& r) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const LayerAdvice& a : r.rows) {
+    nlohmann::ordered_json cands = nlohmann::ordered_json::array();
+    for (const Candidate& c : a.candidates) cands.push_back(CandidateJson(c));
+    rows.push_back({{"role", ToString(a.role)},
+                    {"layer", a.layer},
+                    {"steps", a.steps},
+                    {"best", a.best},
+                    {"reason", a.reason},
+                    {"candidates", cands}});
+  }
+  return {{"budgets",
+           {{"max_underflow_pct", 100 * r.budgets.max_underflow},
+            {"max_overflow_pct", 100 * r.budgets.max_overflow},
+            {"min_snr_db", r.budgets.min_snr_db}}},
+          {"rows", rows}};
+}
+
+
+
+StatusOr<Recommendation> Recommend(const RunReader& run, const RecommendOptions& options) {
+  Status ok = CheckOptions(options);
+  if (!ok.ok()) return ok;
+  std::vector<std::string> specs = options.formats;
+  if (specs.empty()) {
+    StatusOr<std::vector<std::pair<std::string, std::string>>> c = run.Candidates();
+    if (!c.ok()) return c.status();
+    std::vector<std::string> sim;
+    for (const auto& [f, r] : *c) {
+      // A format the run simulated but this build cannot parse is skipped.
+      if (ParseFormat(f).ok()) sim.push_back(f);
+    }
+    specs = DefaultFormats(sim);
+  }
+  StatusOr<std::vector<Format>> formats = ParseAll(specs);
+  if (!formats.ok()) return formats.status();
+  Accumulator acc(options, *formats);
+  Status s = run.ForEachRecord({}, [&](TensorRecord&& r) {
+    acc.Add(r);
+    return Status();
+  });
+  if (!s.ok()) return s;
+  return acc.Finish();
+}
+
+StatusOr<Recommendation> RecommendFromRecords(const std::vector<TensorRecord>& records,
+                                              const RecommendOptions& options) {
+  Status ok = CheckOptions(options);
+  if (!ok.ok()) return ok;
+  std::vector<std::string> specs = options.formats;
+  if (specs.empty()) {
+    std::vector<std::string> sim;
+    for (const TensorRecord& r : records) {
+      for (const FormatRecord& f : r.formats) {
+        if (ParseFormat(f.format).ok()) sim.push_back(f.format);
+      }
+    }
+    specs = DefaultFormats(sim);
+  }
+  StatusOr<std::vector<Format>> formats = ParseAll(specs);
+  if (!formats.ok()) return formats.status();
+  Accumulator acc(options, *formats);
+  for (const TensorRecord& r : records) acc.Add(r);
+  return acc.Finish();
+}
+
+}  // namespace lpsim

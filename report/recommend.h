@@ -1,0 +1,142 @@
+// The format recommender: which format and scaling recipe to use for each
+// role and layer of a run, with numbers and reasons.
+//
+// Formats simulated during the run have exact counts (FormatRecord); any other
+// format is estimated from the stored histograms ("what if", EstimateCast).
+// Each candidate is judged against budgets, and the narrowest format (fewest
+// bits) that keeps within all of them is recommended. docs/report.md states
+// the defaults and the estimate's bound.
+//
+//   StatusOr<std::unique_ptr<RunReader>> run = RunReader::Open("runs/demo");
+//   RecommendOptions opt;  opt.budgets.min_snr_db = 25;
+//   StatusOr<Recommendation> r = Recommend(**run, opt);
+//   for (const LayerAdvice& a : r->rows) std::cout << a.layer << " " << a.best << "\n";
+#ifndef LPSIM_REPORT_RECOMMEND_H_
+#define LPSIM_REPORT_RECOMMEND_H_
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "checks/records.h"
+#include "formats/format.h"
+#include "formats/status.h"
+#include "simd/analyze.h"
+
+namespace lpsim {
+
+class RunReader;
+
+// An estimated count: the true count lies in [lower, upper]. Exact counts
+// have lower == upper.
+struct CountBound {
+  uint64_t lower = 0;
+  uint64_t upper = 0;
+  CountBound& operator+=(const CountBound& o) {
+    lower += o.lower;
+    upper += o.upper;
+    return *this;
+  }
+};
+
+// What casting a tensor with `stats` into `format` after multiplying by
+// `scale` would do, from its histograms alone (round to nearest even).
+struct CastEstimate {
+  uint64_t numel = 0;
+  CountBound underflow;  // nonzero finite inputs that become zero (incl. flushed)
+  CountBound overflow;   // finite inputs whose rounded magnitude exceeds max
+  // A model, not a bound: uniform rounding error of ulp^2/12 per element at
+  // its log-histogram bin's midpoint, x^2 for underflow, and (saturating
+  // formats) the clamp error for overflow. Same convention as the exact
+  // counts: only elements with finite input and output.
+  double sq_error = 0;
+  double sq_signal = 0;
+};
+
+// The estimate. Bins of the log histogram (8 per binade), clipped to
+// [min_abs, max_abs], that lie wholly on one side of a threshold count
+// exactly; a bin straddling one adds its count to `upper` only. Thresholds:
+// underflow iff |x*s| <= min_subnormal/2 (FTZ formats: < min_normal -
+// min_subnormal/2), overflow iff |x*s| >= max + ulp(max)/2; bin edges are
+// widened by 2^-22 relative to cover the fp32 rounding of x*s, so the
+// bounds hold for every scale. Precondition: scale finite and > 0.
+CastEstimate EstimateCast(const TensorStats& stats, const Format& format, float scale);
+
+// The fp32 scale a recipe that can be replayed from stats gives: "none" -> 1,
+// "current" -> CurrentScale(format, max_abs). Other recipes (delayed, block
+// scaling) depend on history or blocks: an error.
+StatusOr<float> WhatIfScale(const std::string& recipe, const Format& format,
+                            const TensorStats& stats);
+
+// Limits a candidate must keep within, as fractions of all elements.
+struct Budgets {
+  double max_underflow = 1e-3;  // 0.1 % of elements may flush to zero
+  double max_overflow = 0.0;    // no element may overflow
+  double min_snr_db = 20.0;     // signal-to-quantization-noise ratio
+};
+
+struct RecommendOptions {
+  // Formats to consider. Empty: every format simulated in the run plus
+  // kDefaultWhatIfFormats.
+  std::vector<std::string> formats;
+  // Recipes replayed for formats without exact counts.
+  std::vector<std::string> what_if_recipes = {"none", "current"};
+  Budgets budgets;
+};
+
+// The formats estimated by default, narrowest first.
+extern const char* const kDefaultWhatIfFormats[7];
+
+// One format x recipe, summed over the tracked steps of one layer (or, for a
+// role's summary row, of every layer of that role).
+struct Candidate {
+  std::string format;
+  std::string recipe;
+  int bits = 0;
+  bool exact = false;   // from simulated counts; else estimated from histograms
+  uint64_t numel = 0;
+  CountBound underflow;
+  CountBound overflow;
+  double sq_error = 0, sq_signal = 0;
+  bool within_budget = false;
+  std::string verdict;  // "within budgets" or the first budget it breaks
+
+  double SnrDb() const;  // +Inf when there is no error
+  double UnderflowUpper() const { return numel ? double(underflow.upper) / numel : 0; }
+  double OverflowUpper() const { return numel ? double(overflow.upper) / numel : 0; }
+};
+
+struct LayerAdvice {
+  Role role = Role::kActivation;
+  std::string layer;  // tensor name; "*" for the role's summary row
+  int64_t steps = 0;  // tracked steps summed
+  // Ranked: within budget first, then fewer bits, then higher SNR, then
+  // lower underflow and overflow.
+  std::vector<Candidate> candidates;
+  std::string best;    // "format/recipe", or "" when nothing fits
+  std::string reason;  // why best, and why each narrower one was rejected
+};
+
+struct Recommendation {
+  Budgets budgets;
+  std::vector<LayerAdvice> rows;  // per role: the "*" row, then each layer
+};
+
+StatusOr<Recommendation> Recommend(const RunReader& run, const RecommendOptions& options);
+
+// The same from records in memory (lpsim analyze, tests): one row per
+// (role, name), plus the role's "*" row.
+StatusOr<Recommendation> RecommendFromRecords(const std::vector<TensorRecord>& records,
+                                              const RecommendOptions& options);
+
+// {"budgets": {max_underflow_pct, max_overflow_pct, min_snr_db}, "rows": [{role,
+// layer, steps, best, reason, candidates: [{format, recipe, bits, exact,
+// underflow_pct: [lower, upper], overflow_pct: [lower, upper], snr_db (null =
+// inf), within_budget, verdict}]}]}: what `lpsim recommend --json` prints and
+// the report embeds.
+nlohmann::ordered_json RecommendationJson(const Recommendation& r);
+
+}  // namespace lpsim
+
+#endif  // LPSIM_REPORT_RECOMMEND_H_

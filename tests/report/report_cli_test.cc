@@ -1,0 +1,180 @@
+// `lpsim recommend`, `lpsim report` and `lpsim analyze` end to end, and their
+// answers to bad input: a missing or corrupt run database, an unknown format
+// (exit 2 with a message naming the problem).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "report/recommend.h"
+#include "simd/analyze.h"
+#include "store/npy.h"
+#include "store/run_db.h"
+
+#ifndef LPSIM_BIN
+#error "LPSIM_BIN must name the lpsim binary (tests/report/CMakeLists.txt)"
+#endif
+
+namespace lpsim {
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result Lpsim(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(LPSIM_BIN) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class ReportCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = ::testing::TempDir() + "lpsim_report_cli_XXXXXX";
+    dir_ = ::mkdtemp(tmpl.data());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string WriteRun() {
+    const std::string run = dir_ + "/run";
+    auto w = RunWriter::Open(run, "cli", "{}").value();
+    for (int s = 0; s < 3; ++s) {
+      std::vector<float> x(512);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = std::ldexp(1.0f + i % 5, -int(i % 24));
+      const Format e4 = ParseFormat("e4m3fn").value();
+      AnalyzeResult a = simd::Analyze(x.data(), x.size(), {{e4, 1.0f}});
+      TensorRecord r;
+      r.step = s;
+      r.name = "fc1";
+      r.role = Role::kActivationGrad;
+      r.stats = a.stats;
+      r.formats.push_back({"e4m3fn", "none", 1.0f, a.formats[0]});
+      EXPECT_TRUE(w->Add(r).ok());
+      EXPECT_TRUE(w->Add(ScalarRecord{s, "loss", 1.0 / (s + 1)}).ok());
+      EXPECT_TRUE(w->EndStep(s).ok());
+    }
+    EXPECT_TRUE(w->Close(Status()).ok());
+    return run;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(ReportCliTest, RecommendPrintsNumbersAndReasons) {
+  const std::string run = WriteRun();
+  Result r = Lpsim("recommend " + run);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("activation_grad"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Why:"), std::string::npos) << r.out;
+  r = Lpsim("recommend " + run + " --json --formats e4m3fn,e5m2 --min-snr 10");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["budgets"]["min_snr_db"], 10.0);
+  ASSERT_EQ(j["rows"].size(), 2u);
+  EXPECT_EQ(j["rows"][1]["layer"], "fc1");
+  EXPECT_FALSE(j["rows"][1]["candidates"].empty());
+}
+
+TEST_F(ReportCliTest, ReportWritesBesideTheRun) {
+  const std::string run = WriteRun();
+  Result r = Lpsim("report " + run);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(run + "/report.html"));
+  r = Lpsim("report " + run + " -o " + dir_ + "/other.html");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/other.html"));
+}
+
+TEST_F(ReportCliTest, BadInputExitsTwo) {
+  const std::string run = WriteRun();
+  for (const char* cmd : {"recommend", "report"}) {
+    Result r = Lpsim(std::string(cmd) + " " + dir_ + "/missing");
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("missing"), std::string::npos) << r.out;
+    {
+      std::ofstream(dir_ + "/corrupt.db") << "this is not a database";
+    }
+    r = Lpsim(std::string(cmd) + " " + dir_ + "/corrupt.db");
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+    r = Lpsim(std::string(cmd) + " " + run + " --formats e4m3fn,bogus");
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("bogus"), std::string::npos) << r.out;
+  }
+  Result r = Lpsim("recommend " + run + " --budget-underflow 3");
+  EXPECT_EQ(r.code, 2) << r.out;
+  r = Lpsim("analyze " + dir_ + "/nothing.npy");
+  EXPECT_EQ(r.code, 2) << r.out;
+  r = Lpsim("analyze " + dir_ + "/corrupt.db");
+  EXPECT_EQ(r.code, 2) << r.out;
+}
+
+TEST_F(ReportCliTest, AnalyzeNpyAndDirectory) {
+  const std::string npys = dir_ + "/tensors";
+  std::filesystem::create_directories(npys);
+  std::vector<float> a(1000), b(300);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.1f * i) * 1e-3f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = std::ldexp(1.0f, -int(i % 40));
+  ASSERT_TRUE(WriteNpy(npys + "/a.npy", {10, 100}, a.data()).ok());
+  ASSERT_TRUE(WriteNpy(npys + "/b.npy", {300}, b.data()).ok());
+  Result r = Lpsim("analyze " + npys + "/a.npy");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("10x100"), std::string::npos) << r.out;
+  r = Lpsim("analyze " + npys + " --json --formats e4m3fn,e2m1fn --report " + dir_ + "/t.html");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["tensors"].size(), 2u);
+  EXPECT_EQ(j["tensors"][1]["name"], "b");
+  EXPECT_TRUE(j["tensors"][0]["formats"].contains("e2m1fn"));
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/t.html"));
+  r = Lpsim("analyze " + npys + " --formats nope");
+  EXPECT_EQ(r.code, 2) << r.out;
+}
+
+// The "what if" bound against exact counts on a real run: every per-tensor
+// (format, recipe, scale) the demo simulated, re-estimated from the record's
+// histograms alone, must bracket the simulated counts.
+TEST_F(ReportCliTest, EstimateBracketsExactCountsOfADemoRun) {
+#ifndef LPSIM_HAVE_DEMO
+  GTEST_SKIP() << "lpsim was built without LibTorch (no demo)";
+#endif
+  const std::string run = dir_ + "/demo";
+  Result r = Lpsim("demo --steps 4 --quiet --formats e4m3fn,e5m2,e2m1fn --run-dir " + run);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto reader = RunReader::Open(run).value();
+  int checked = 0;
+  Status s = reader->ForEachRecord({}, [&](TensorRecord&& rec) {
+    for (const FormatRecord& f : rec.formats) {
+      const Format fmt = ParseFormat(f.format).value();
+      const CastEstimate e = EstimateCast(rec.stats, fmt, f.scale);
+      EXPECT_LE(e.underflow.lower, f.counts.underflow) << rec.name << " " << f.format;
+      EXPECT_GE(e.underflow.upper, f.counts.underflow) << rec.name << " " << f.format;
+      EXPECT_LE(e.overflow.lower, f.counts.overflow) << rec.name << " " << f.format;
+      EXPECT_GE(e.overflow.upper, f.counts.overflow) << rec.name << " " << f.format;
+      EXPECT_EQ(e.numel, f.counts.numel);
+      ++checked;
+    }
+    return Status();
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_GT(checked, 100);
+}
+
+}  // namespace
+}  // namespace lpsim
