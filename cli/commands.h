@@ -38,6 +38,13 @@ using Command = std::function<int()>;
 void AddFormatsCommand(CLI::App* app, Command* selected);
 void AddQuantizeCommand(CLI::App* app, Command* selected);
 void AddDemoCommand(CLI::App* app, Command* selected);
+void AddExportCommand(CLI::App* app, Command* selected);
+void AddBenchCommand(CLI::App* app, Command* selected);
+void AddRecommendCommand(CLI::App* app, Command* selected);
+void AddReportCommand(CLI::App* app, Command* selected);
+void AddAnalyzeCommand(CLI::App* app, Command* selected);
+void AddCheckCommand(CLI::App* app, Command* selected);
+void AddReplayCommand(CLI::App* app, Command* selected);  // needs the tracker (torch)
 
 // The formats table (`lpsim formats`), shared with `lpsim demo`.
 std::string FormatsTable(const std::vector<Format>& formats);

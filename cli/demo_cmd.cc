@@ -1,164 +1,182 @@
-// `lpsim demo`: the formats showcase (until the training tracker lands, when
-// the demo becomes a tracked training run).
+// `lpsim demo`: the main job. Trains a built-in model on built-in synthetic
+// data with the tracker attached, then prints the per-layer numerics of the
+// last tracked step for each candidate format and where the run was written.
 //
-// Casts one built-in tensor spanning 44 binades into several formats, with no
-// scaling and with per-tensor current-amax scaling (scale = max / amax, as
-// DESIGN.md describes), and prints how much underflows, overflows and turns
-// subnormal, and the SNR.
+//   lpsim demo                                  # mlp, 300 steps, e4m3fn/e5m2/bf16
+//   lpsim demo --model cnn --recipe mx --simulate --json
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <cmath>
-#include <cstdint>
-#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/table.h"
-#include "formats/format.h"
-#include "formats/reference.h"
+#include "report/html.h"
+#include "store/run_db.h"
+#include "tracker/demo.h"
 
 namespace lpsim::cli {
 namespace {
 
-constexpr size_t kDemoNumel = size_t{1} << 16;
-constexpr uint32_t kDemoSeed = 20240601;
-// |x| spans binades 2^kMinExp .. 2^kMaxExp (upper end exclusive).
-constexpr int kMinExp = -24;
-constexpr int kMaxExp = 20;
-
-const std::vector<std::string> kDefaultFormats = {"e4m3fn", "e5m2", "e4m3fnuz", "e3m2fn",
-                                                  "e2m1fn", "bf16", "fp16"};
-
-// Log-uniform at binade granularity: a uniform binade, a uniform mantissa and a
-// random sign, assembled as fp32 bits straight from std::mt19937's output
-// (which the standard fixes exactly), so the tensor is the same with every
-// standard library; the std distributions and exp2 are not.
-std::vector<float> DemoTensor() {
-  std::mt19937 gen(kDemoSeed);
-  std::vector<float> x(kDemoNumel);
-  constexpr uint32_t kBinades = kMaxExp - kMinExp;
-  for (float& v : x) {
-    const uint32_t a = gen(), b = gen();
-    // Multiply-shift maps 32 random bits onto [0, kBinades) without modulo bias
-    // worth mentioning (< kBinades / 2^32).
-    const uint32_t binade = static_cast<uint32_t>((uint64_t{a} * kBinades) >> 32);
-    const uint32_t exp_field = static_cast<uint32_t>(kMinExp + 127) + binade;
-    const uint32_t bits = (b & 0x80000000u) | (exp_field << 23) | (b & 0x007fffffu);
-    std::memcpy(&v, &bits, sizeof v);
-  }
-  return x;
-}
-
-float AbsMax(const std::vector<float>& x) {
-  float m = 0.0f;
-  for (float v : x) {
-    if (std::isfinite(v)) m = std::fmax(m, std::fabs(v));
-  }
-  return m;
-}
-
 struct DemoArgs {
-  std::vector<std::string> formats;
+  DemoOptions options;
   bool json = false;
+  bool quiet = false;
 };
 
-struct DemoRow {
-  std::string scaling;
-  float scale;
-  CastCounts counts;
-};
-
-int RunDemo(const DemoArgs& a) {
-  const std::vector<std::string>& names = a.formats.empty() ? kDefaultFormats : a.formats;
-  std::vector<Format> formats;
-  for (const std::string& name : names) {
-    StatusOr<Format> f = ParseFormat(name);
-    if (!f.ok()) {
-      std::cerr << "lpsim demo: error: --formats: " << f.status().message() << "\n";
-      return kExitBadInput;
-    }
-    formats.push_back(*f);
+int RunDemoCommand(const DemoArgs& a) {
+  std::ostream* progress = a.quiet || a.json ? nullptr : &std::cerr;
+  if (progress) {
+    std::string formats;
+    for (const std::string& f : a.options.formats) formats += (formats.empty() ? "" : ", ") + f;
+    *progress << fmt::format("lpsim demo: training the built-in {} for {} steps, tracking {} "
+                             "with {} scaling{}\n",
+                             a.options.model, a.options.steps, formats, a.options.recipe,
+                             a.options.simulate ? " (simulate mode)" : "");
   }
-  const std::vector<float> x = DemoTensor();
-  const float amax = AbsMax(x);
-  std::vector<float> q(x.size());
+  StatusOr<DemoResult> r = RunDemo(a.options, progress);
+  if (!r.ok()) {
+    std::cerr << "lpsim demo: error: " << r.status().message() << "\n";
+    return kExitBadInput;
+  }
+  const DemoResult& d = r.value();
 
-  nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  Table t({{"format"},
-           {"scaling"},
-           {"scale", true},
-           {"underflow %", true},
-           {"overflow %", true},
-           {"subnormal %", true},
-           {"SNR dB", true}});
-  for (const Format& f : formats) {
-    // Current amax, no margin: the largest |x| lands exactly on the format's max.
-    const float amax_scale = amax > 0.0f ? f.MaxValue() / amax : 1.0f;
-    for (const auto& [scaling, scale] :
-         std::vector<std::pair<std::string, float>>{{"none", 1.0f}, {"amax", amax_scale}}) {
-      QuantizeOptions opt;
-      opt.scale = scale;
-      CastCounts c;
-      FakeQuantize(f, x.data(), x.size(), opt, q.data(), &c);
-      t.AddRow({f.name(), scaling, Number(scale), Percent(c.underflow, c.numel),
-                Percent(c.overflow, c.numel), Percent(c.subnormal, c.numel), Decibels(c.SnrDb())});
-      nlohmann::ordered_json j = CountsJson(f, c);
-      j["format"] = f.name();
-      j["scaling"] = scaling;
-      j["scale"] = static_cast<double>(scale);
-      j["underflow_pct"] = PercentValue(c.underflow, c.numel);
-      j["overflow_pct"] = PercentValue(c.overflow, c.numel);
-      j["subnormal_pct"] = PercentValue(c.subnormal, c.numel);
-      results.push_back(std::move(j));
+  // The run's HTML report beside its database; a failure here is reported
+  // but does not fail the demo (the run itself is fine).
+  std::string report_path, report_error;
+  {
+    const std::filesystem::path db(d.run_path);
+    report_path = ((std::filesystem::is_directory(db) ? db : db.parent_path()) / "report.html").string();
+    StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(d.run_path);
+    Status s = reader.ok() ? WriteReport(**reader, ReportOptions{}, report_path) : reader.status();
+    if (!s.ok()) {
+      report_error = s.message();
+      report_path.clear();
     }
   }
-  const std::string tensor_text = fmt::format(
-      "{} values, |x| log-uniform over [2^{}, 2^{}) by binade, random signs, seed {}; amax {}",
-      kDemoNumel, kMinExp, kMaxExp, kDemoSeed, Number(amax));
+
   if (a.json) {
-    nlohmann::ordered_json j = {
-        {"formats", FormatsJson(formats)},
-        {"tensor",
-         {{"numel", kDemoNumel},
-          {"min_exponent", kMinExp},
-          {"max_exponent", kMaxExp},
-          {"seed", kDemoSeed},
-          {"amax", static_cast<double>(amax)}}},
-        {"results", results},
-    };
+    nlohmann::ordered_json j = {{"model", a.options.model},
+                                {"steps", a.options.steps},
+                                {"recipe", a.options.recipe},
+                                {"simulate", a.options.simulate},
+                                {"run", d.run_path},
+                                {"first_loss", d.first_loss},
+                                {"final_loss", d.final_loss},
+                                {"accuracy", d.accuracy},
+                                {"skipped_steps", d.skipped_steps},
+                                {"seconds", d.seconds},
+                                {"notes", d.notes}};
+    j["report"] = report_path.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(report_path);
+    if (!report_error.empty()) j["report_error"] = report_error;
+    nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+    for (const Finding& f : d.findings) {
+      findings.push_back({{"rule", f.rule}, {"severity", ToString(f.severity)}, {"step", f.step},
+                          {"tensor", f.tensor}, {"message", f.message}});
+    }
+    j["findings"] = findings;
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (const TensorRecord& rec : d.last_records) {
+      nlohmann::ordered_json l = {{"tensor", rec.name}, {"role", ToString(rec.role)},
+                                  {"step", rec.step}};
+      for (const FormatRecord& f : rec.formats) {
+        const double snr = f.counts.SnrDb();
+        l["formats"][f.format] = {
+            {"recipe", f.recipe},
+            {"scale", f.scale},
+            {"underflow_pct", PercentValue(f.counts.underflow, f.counts.numel)},
+            {"overflow_pct", PercentValue(f.counts.overflow, f.counts.numel)},
+            {"snr_db", std::isinf(snr) ? nlohmann::ordered_json() : nlohmann::ordered_json(snr)}};
+      }
+      layers.push_back(l);
+    }
+    j["layers"] = layers;
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << "Formats\n\n" << FormatsTable(formats) << "\n";
-  std::cout << "Casting a demo tensor: " << tensor_text << "\n";
-  std::cout << "scaling none: x as is; amax: x * (format max / amax) before the cast\n\n";
-  std::cout << t.Render();
-  std::cout << "\nSNR is over the elements whose input and result are both finite; what "
-               "overflows to Inf or NaN shows in overflow %.\n";
+
+  std::cout << fmt::format("loss {:.4f} -> {:.4f}, accuracy {:.1f}% on a fresh batch, {:.1f} s",
+                           d.first_loss, d.final_loss, 100.0 * d.accuracy, d.seconds);
+  if (d.skipped_steps > 0) std::cout << fmt::format(", {} step(s) skipped (non-finite)", d.skipped_steps);
+  std::cout << "\n\n";
+  if (!d.last_records.empty()) {
+    std::cout << fmt::format("Per-tensor numerics at step {} (counts after {} scaling; SNR over "
+                             "finite results):\n",
+                             d.last_records.front().step, a.options.recipe);
+    std::vector<Column> cols = {{"tensor", false}, {"role", false}};
+    for (const FormatRecord& f : d.last_records.front().formats) {
+      cols.push_back({f.format + " under%", true});
+      cols.push_back({"over%", true});
+      cols.push_back({"SNR dB", true});
+    }
+    Table t(cols);
+    for (const TensorRecord& rec : d.last_records) {
+      std::vector<std::string> row = {rec.name, ToString(rec.role)};
+      for (const FormatRecord& f : rec.formats) {
+        row.push_back(Percent(f.counts.underflow, f.counts.numel));
+        row.push_back(Percent(f.counts.overflow, f.counts.numel));
+        row.push_back(Decibels(f.counts.SnrDb()));
+      }
+      t.AddRow(row);
+    }
+    std::cout << t.Render() << "\n";
+  }
+  for (const std::string& n : d.notes) std::cout << "note: " << n << "\n";
+  {  // the live rules' findings (checks/), most severe and newest first
+    std::vector<Finding> findings;
+    for (const Finding& f : d.findings) {
+      if (f.rule != "tracker_note") findings.push_back(f);
+    }
+    SortForDisplay(&findings);
+    if (findings.empty()) std::cout << "Checks: no rule fired.\n";
+    else std::cout << "Checks: " << findings.size() << " finding(s) (details: lpsim check " << d.run_path << ")\n";
+    for (const Finding& f : findings) {
+      std::cout << fmt::format("  [{}] step {} {}{}: {}\n", ToString(f.severity), f.step, f.rule,
+                               f.tensor.empty() ? "" : " " + f.tensor, f.message);
+    }
+  }
+  std::cout << "Run written to " << d.run_path << "\n";
+  if (!report_path.empty()) std::cout << "Report written to " << report_path << "\n";
+  if (!report_error.empty()) std::cerr << "lpsim demo: warning: no report: " << report_error << "\n";
   return kExitOk;
 }
 
 }  // namespace
 
 void AddDemoCommand(CLI::App* app, Command* selected) {
-  auto a = std::make_shared<DemoArgs>();
-  CLI::App* sub = app->add_subcommand(
-      "demo",
-      "Formats showcase: cast a wide-range tensor into several formats, with and "
-      "without amax scaling");
-  sub->add_option("--formats", a->formats,
-                  "Comma-separated format specs (default e4m3fn,e5m2,e4m3fnuz,e3m2fn,e2m1fn,"
-                  "bf16,fp16)")
+  auto args = std::make_shared<DemoArgs>();
+  DemoOptions& o = args->options;
+  CLI::App* cmd = app->add_subcommand(
+      "demo", "Train a built-in model on built-in data with tracking (the main job)");
+  cmd->add_option("--model", o.model, "mlp or cnn")->capture_default_str();
+  cmd->add_option("--steps", o.steps, "training steps")->capture_default_str();
+  cmd->add_option("--batch", o.batch, "batch size")->capture_default_str();
+  cmd->add_option("--lr", o.lr, "Adam learning rate")->capture_default_str();
+  cmd->add_option("--formats", o.formats, "candidate formats (comma separated)")
       ->delimiter(',')
-      ->type_name("SPEC,...");
-  sub->add_flag("--json", a->json, "Print JSON instead of tables");
-  sub->callback([a, selected] { *selected = [a] { return RunDemo(*a); }; });
+      ->capture_default_str();
+  cmd->add_option("--recipe", o.recipe,
+                  "scaling: none, current, delayedN, mx, row, col, 1x128, 128x128")
+      ->capture_default_str();
+  cmd->add_flag("--simulate", o.simulate,
+                "train with fake-quantized activations, weights and gradients");
+  cmd->add_option("--simulate-forward", o.simulate_forward, "format of the forward pass")
+      ->capture_default_str();
+  cmd->add_option("--simulate-backward", o.simulate_backward, "format of the backward pass")
+      ->capture_default_str();
+  cmd->add_option("--every", o.every, "record every N-th step")->capture_default_str();
+  cmd->add_option("--run-dir", o.run_dir, "where the run database goes (replaced)")
+      ->capture_default_str();
+  cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
+  cmd->add_flag("--json", args->json, "print the result as JSON");
+  cmd->add_flag("--quiet", args->quiet, "no progress bar");
+  cmd->callback([selected, args] { *selected = [args] { return RunDemoCommand(*args); }; });
 }
 
 }  // namespace lpsim::cli

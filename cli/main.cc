@@ -22,7 +22,16 @@ int main(int argc, char** argv) {
   Command run;
   AddFormatsCommand(&app, &run);
   AddQuantizeCommand(&app, &run);
+  AddExportCommand(&app, &run);
+  AddBenchCommand(&app, &run);
+  AddRecommendCommand(&app, &run);
+  AddReportCommand(&app, &run);
+  AddAnalyzeCommand(&app, &run);
+  AddCheckCommand(&app, &run);
+#ifdef LPSIM_HAVE_TRACKER
   AddDemoCommand(&app, &run);
+  AddReplayCommand(&app, &run);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

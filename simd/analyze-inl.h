@@ -61,11 +61,9 @@ HWY_NOINLINE void StatsRange(const float* HWY_RESTRICT x, size_t n, size_t pos, 
     const VU k_one = hn::Set(du, 1u);
     const VI k_inf = hn::Set(di, 0x7f800000);
     const VI k_minnorm_m1 = hn::Set(di, 0x007fffff);
-    VU zeros = hn::Zero(du);
     VI min_key = hn::Set(di, std::numeric_limits<int32_t>::max());
     VI max_key = hn::Set(di, std::numeric_limits<int32_t>::min());
     VU min_abs_m1 = hn::Set(du, 0xffffffffu);
-    VI max_abs = hn::Zero(di);
     HWY_ALIGN uint32_t idx[kNF];
     HWY_ALIGN uint32_t lanes[kNF];
 
@@ -76,10 +74,10 @@ HWY_NOINLINE void StatsRange(const float* HWY_RESTRICT x, size_t n, size_t pos, 
         const VU bits = hn::BitCast(du, v);
         const VU abs = hn::And(bits, k_abs);
         const VI abs_i = hn::BitCast(di, abs);
-        hn::Store(hn::ShiftRight<internal::kLogShift>(abs), du, idx);
+        const VU bins = hn::ShiftRight<internal::kLogShift>(abs);
+        hn::Store(bins, du, idx);
         for (size_t j = 0; j < kNF; ++j) ++hist[(u * kNF + j) % kSubHists][idx[j]];
         const auto zero = hn::Eq(abs, hn::Zero(du));
-        zeros = hn::Sub(zeros, hn::VecFromMask(du, zero));
         min_abs_m1 = hn::Min(min_abs_m1, hn::Sub(abs, k_one));
         // Key: bits ^ (sign ? 0x7fffffff : 0), an int32 order of the values.
         const VI bits_i = hn::BitCast(di, bits);
@@ -91,7 +89,6 @@ HWY_NOINLINE void StatsRange(const float* HWY_RESTRICT x, size_t n, size_t pos, 
         if (HWY_LIKELY(hn::AllTrue(di, hn::Or(normal, hn::RebindMask(di, zero))))) {
           min_key = hn::Min(min_key, key);
           max_key = hn::Max(max_key, key);
-          max_abs = hn::Max(max_abs, abs_i);
         } else {
           // fp32 specials or subnormals in this vector.
           const auto finite = hn::Lt(abs_i, k_inf);
@@ -106,7 +103,6 @@ HWY_NOINLINE void StatsRange(const float* HWY_RESTRICT x, size_t n, size_t pos, 
           }
           min_key = hn::Min(min_key, hn::IfThenElse(finite, key, hn::Set(di, std::numeric_limits<int32_t>::max())));
           max_key = hn::Max(max_key, hn::IfThenElse(finite, key, hn::Set(di, std::numeric_limits<int32_t>::min())));
-          max_abs = hn::Max(max_abs, hn::IfThenElseZero(finite, abs_i));
           xk = hn::IfThenElse(hn::RebindMask(df, finite), v, vkf);
           xz = hn::IfThenElseZero(hn::RebindMask(df, finite), v);
         }
@@ -133,17 +129,11 @@ HWY_NOINLINE void StatsRange(const float* HWY_RESTRICT x, size_t n, size_t pos, 
       hn::StoreU(a2[j], dd, s2 + j * kND);
       hn::StoreU(a3[j], dd, s3 + j * kND);
     }
-    hn::Store(zeros, du, lanes);
-    for (size_t j = 0; j < kNF; ++j) part->zeros += lanes[j];
     HWY_ALIGN int32_t ilanes[kNF];
     hn::Store(min_key, di, ilanes);
     for (size_t j = 0; j < kNF; ++j) part->min_key = std::min(part->min_key, ilanes[j]);
     hn::Store(max_key, di, ilanes);
     for (size_t j = 0; j < kNF; ++j) part->max_key = std::max(part->max_key, ilanes[j]);
-    hn::Store(max_abs, di, ilanes);
-    for (size_t j = 0; j < kNF; ++j) {
-      part->max_abs = std::max(part->max_abs, static_cast<uint32_t>(ilanes[j]));
-    }
     hn::Store(min_abs_m1, du, lanes);
     for (size_t j = 0; j < kNF; ++j) part->min_abs_m1 = std::min(part->min_abs_m1, lanes[j]);
   }
@@ -184,14 +174,26 @@ HWY_INLINE void WidenFp16(const internal::CastParams& fp16, const uint16_t* HWY_
 // slot_counts[0, num_slots).
 void AnalyzeChunks(const internal::AnalyzeJob& job, size_t c0, size_t c1,
                    internal::StatsPartial* part, internal::CastState* slot_counts) {
-  std::vector<uint32_t> hist_storage(kSubHists * internal::kRawLogBins, 0);
+  // The sub-histograms stay allocated and zeroed between calls on a thread;
+  // only the touched bin range is flushed (small tensors are common).
+  static thread_local std::vector<uint32_t> hist_storage(kSubHists * internal::kRawLogBins, 0);
   SubHists hist = reinterpret_cast<SubHists>(hist_storage.data());
   std::vector<float> wide(job.source == internal::AnalyzeJob::kF32 ? 0 : kSumChunk);
   auto flush = [&] {
+    // Every bin touched is bin 0 (zeros) or lies between the bins of the
+    // smallest and largest magnitudes seen (Inf/NaN: the top bins).
+    const size_t lo = (part->min_abs_m1 + 1u) >> internal::kLogShift;
+    const size_t hi = part->nans + part->pos_infs + part->neg_infs > 0
+                          ? internal::kRawLogBins - 1
+                          : part->MaxAbsBits() >> internal::kLogShift;
     for (size_t h = 0; h < kSubHists; ++h) {
-      for (size_t b = 0; b < internal::kRawLogBins; ++b) part->hist[b] += hist[h][b];
+      part->hist[0] += hist[h][0];
+      hist[h][0] = 0;
+      for (size_t b = std::max<size_t>(lo, 1); b <= hi; ++b) {
+        part->hist[b] += hist[h][b];
+        hist[h][b] = 0;
+      }
     }
-    std::fill(hist_storage.begin(), hist_storage.end(), 0u);
   };
   for (size_t c = c0; c < c1; ++c) {
     const size_t begin = c * kSumChunk;

@@ -50,7 +50,6 @@ namespace simd {
 namespace internal {
 
 void StatsPartial::Merge(const StatsPartial& o) {
-  zeros += o.zeros;
   nans += o.nans;
   pos_infs += o.pos_infs;
   neg_infs += o.neg_infs;
@@ -59,7 +58,6 @@ void StatsPartial::Merge(const StatsPartial& o) {
   min_key = std::min(min_key, o.min_key);
   max_key = std::max(max_key, o.max_key);
   min_abs_m1 = std::min(min_abs_m1, o.min_abs_m1);
-  max_abs = std::max(max_abs, o.max_abs);
 }
 
 size_t FirstFinite(const float* x, size_t n, float* k) {
@@ -76,7 +74,7 @@ size_t FirstFinite(const float* x, size_t n, float* k) {
 void FinishStats(const StatsPartial& part, size_t n, double s1, double s2, double s3, float k,
                  TensorStats* t) {
   t->count = n;
-  t->zeros = part.zeros;
+  t->zeros = part.Zeros();
   t->nans = part.nans;
   t->pos_infs = part.pos_infs;
   t->neg_infs = part.neg_infs;
@@ -91,7 +89,7 @@ void FinishStats(const StatsPartial& part, size_t n, double s1, double s2, doubl
     t->exponent_hist[b + 22] = c;
   }
   t->log_hist.assign(part.hist.begin(), part.hist.begin() + TensorStats::kLogBins);
-  t->log_hist[0] -= part.zeros;
+  t->log_hist[0] -= t->zeros;
 
   const uint64_t finite = t->finite();
   if (finite == 0) {
@@ -107,7 +105,7 @@ void FinishStats(const StatsPartial& part, size_t n, double s1, double s2, doubl
     t->max = FromBits(FromOrderKey(part.max_key));
   }
   t->min_abs = part.min_abs_m1 >= 0x7f7fffffu ? 0.0f : FromBits(part.min_abs_m1 + 1);
-  t->max_abs = FromBits(part.max_abs);
+  t->max_abs = FromBits(part.MaxAbsBits());
 }
 
 }  // namespace internal

@@ -1,10 +1,12 @@
 // Fake quantization, encoding and decoding of fp32 tensors, SIMD.
 //
 // Bit-exact twins of formats/reference.h (QuantizeRef, EncodeScaledRef,
-// DecodeRef), dispatched at run time to the best Highway target (SSE4, AVX2,
-// AVX3, ...; scalar fallback). Large inputs are split over `threads` threads
-// in whole chunks of kSumChunk elements, so results, counts and floating sums
-// are identical for any thread count.
+// DecodeRef), dispatched at run time to the best Highway target (SSSE3, SSE4,
+// AVX2, AVX3; scalar fallback; simd/targets.h lists and forces them). Inputs
+// of at least 2^18 elements per thread are split over up to `threads`
+// threads in whole chunks of kSumChunk elements, so results, counts and
+// floating sums are identical for any thread count and target
+// (docs/simd.md describes how the kernels stay exact).
 //
 //   CastCounts counts;
 //   simd::Quantize(format, x, n, {Rounding::kNearestEven}, y, &counts);
@@ -35,7 +37,8 @@ size_t CodeBytes(const Format& f);
 void Encode(const Format& f, const float* in, size_t n, const QuantizeOptions& opt, void* codes,
             CastCounts* counts, int threads = 1);
 
-// out[i] = Decode(codes[i]).
+// out[i] = Decode(codes[i]) = DecodeRef(f, codes[i]). Codes must be valid
+// (below 2^total_bits); bits above the format's width are ignored.
 void Decode(const Format& f, const void* codes, size_t n, float* out, int threads = 1);
 
 // The Highway target these kernels dispatch to now, e.g. "AVX3".

@@ -31,9 +31,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "formats/fixed_sum.h"
 #include "formats/reference.h"
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "simd/internal/cast_params.h"
 
@@ -314,9 +316,79 @@ HWY_INLINE void EncodeGeneral(const internal::CastParams& p, VU vb, VU vabs, VU 
   }
 }
 
+// Path B for the common formats (p.common: signed, with zero, no FTZ, m >= 1,
+// direct q), when no code is wanted: the same steps as EncodeGeneral with the
+// format's flags known, signed compares (magnitudes stay below 2^31) and zero
+// inputs folded into the arithmetic (sig = 0 gives magnitude 0, so they
+// need no blend of their own). Returns q's fp32 bits.
+template <Rounding R, bool kCount>
+HWY_INLINE VU EncodeCommon(const internal::CastParams& p, VU vb, VU vabs, VU r,
+                           CastCounters& c) {
+  const DF df;
+  const DU du;
+  const DI di;
+  const VI vb_i = hn::BitCast(di, vb);
+  const auto vzero = hn::Eq(vabs, hn::Zero(du));
+  VI biased = hn::BitCast(di, hn::ShiftRight<23>(vabs));
+  VU sig = hn::IfThenZeroElse(
+      vzero, hn::Or(hn::And(vabs, hn::Set(du, 0x7fffffu)), hn::Set(du, 0x800000u)));
+  const auto subnormal = hn::AndNot(vzero, hn::RebindMask(du, hn::Eq(biased, hn::Zero(di))));
+  if (HWY_UNLIKELY(!hn::AllFalse(du, subnormal))) {
+    const VI lead = hn::Sub(
+        hn::BitCast(di, hn::ShiftRight<23>(hn::BitCast(du, hn::ConvertTo(df, hn::BitCast(di, vabs))))),
+        hn::Set(di, 127));
+    const VU up = hn::BitCast(du, hn::Min(hn::Max(hn::Sub(hn::Set(di, 23), lead), hn::Zero(di)),
+                                          hn::Set(di, 31)));
+    sig = hn::IfThenElse(subnormal, hn::Shl(vabs, up), sig);
+    biased = hn::IfThenElse(hn::RebindMask(di, subnormal), hn::Sub(lead, hn::Set(di, 22)), biased);
+  }
+  const VI emin_b = hn::Set(di, p.emin + 127);
+  const VI below = hn::Max(hn::Sub(emin_b, biased), hn::Zero(di));  // emin - e if positive
+  const VI shift = hn::Add(hn::Set(di, static_cast<int32_t>(p.s)), below);
+  const VU sv = hn::BitCast(du, hn::Min(shift, hn::Set(di, 31)));
+  VU n = hn::Shr(sig, sv);
+  const VU rem = hn::Sub(sig, hn::Shl(n, sv));
+  if (R == Rounding::kNearestEven) {
+    const VI half = hn::BitCast(di, hn::ShiftRight<1>(hn::Shl(hn::Set(du, 1u), sv)));
+    const VI tie = hn::BitCast(di, hn::And(n, hn::Set(du, 1u)));
+    const VI rem_i = hn::BitCast(di, rem);
+    const auto up = hn::AndNot(hn::Eq(rem_i, hn::Zero(di)), hn::Gt(hn::Add(rem_i, tie), half));
+    n = hn::Sub(n, hn::BitCast(du, hn::VecFromMask(di, up)));
+  } else if (R == Rounding::kStochastic) {
+    const VI k32 = hn::Set(di, 32);
+    const VI k31 = hn::Set(di, 31);
+    const VU ls = hn::BitCast(du, hn::Min(hn::Max(hn::Sub(k32, shift), hn::Zero(di)), k31));
+    const VU rs = hn::BitCast(du, hn::Min(hn::Max(hn::Sub(shift, k32), hn::Zero(di)), k31));
+    n = hn::Sub(n, hn::VecFromMask(du, hn::Lt(r, hn::Shr(hn::Shl(rem, ls), rs))));
+  }
+  const VI e_off = hn::Max(hn::Sub(biased, emin_b), hn::Zero(di));
+  const VI mag = hn::BitCast(
+      di, hn::Add(hn::ShiftLeftSame(hn::BitCast(du, e_off), static_cast<int>(p.m)), n));
+  const auto zres = hn::Eq(mag, hn::Zero(di));
+  const auto sub = hn::AndNot(zres, hn::Lt(mag, hn::Set(di, static_cast<int32_t>(p.sub_limit))));
+  const auto over = hn::Gt(mag, hn::Set(di, static_cast<int32_t>(p.max_code)));
+  if (kCount) {
+    c.underflow =
+        hn::Sub(c.underflow, hn::VecFromMask(du, hn::AndNot(vzero, hn::RebindMask(du, zres))));
+    c.subnormal = hn::Sub(c.subnormal, hn::BitCast(du, hn::VecFromMask(di, sub)));
+    c.overflow = hn::Sub(c.overflow, hn::BitCast(du, hn::VecFromMask(di, over)));
+    c.zero_in = hn::Sub(c.zero_in, hn::VecFromMask(du, vzero));
+  }
+  // value = n * 2^(e_eff - m): exact int->float of n, exponent field + unit.
+  const VI unit = hn::Add(e_off, hn::Set(di, p.emin - static_cast<int32_t>(p.m)));
+  const VI cv = hn::BitCast(di, hn::ConvertTo(df, hn::BitCast(di, n)));
+  const VI neg32 = hn::And(vb_i, hn::Set(di, static_cast<int32_t>(0x80000000u)));
+  VI q = hn::Or(hn::IfThenZeroElse(zres, hn::Add(cv, hn::ShiftLeft<23>(unit))),
+                p.has_negzero ? neg32 : hn::IfThenZeroElse(zres, neg32));
+  const VI ovf = hn::IfThenElse(hn::Lt(vb_i, hn::Zero(di)),
+                                hn::Set(di, static_cast<int32_t>(p.q_ovf_neg)),
+                                hn::Set(di, static_cast<int32_t>(p.q_ovf_pos)));
+  return hn::BitCast(du, hn::IfThenElse(over, ovf, q));
+}
+
 // Paths B and C for one vector: code (kCode), q = decoded value * inv (kQ),
 // and whether every x lane is finite (false only after path C).
-template <Rounding R, bool kCode, bool kQ>
+template <Rounding R, bool kCode, bool kQ, bool kCommon = false, bool kCount = true>
 HWY_INLINE void GeneralVector(const internal::CastParams& p, VF x, VF sc, VF inv, VF v, VU r,
                               size_t pos, CastCounters& c, internal::CastState* st, VU& code,
                               VF& q, bool& x_finite) {
@@ -344,10 +416,15 @@ HWY_INLINE void GeneralVector(const internal::CastParams& p, VF x, VF sc, VF inv
     x_finite = false;
     return;
   }
+  x_finite = true;
+  if constexpr (kCommon && !kCode) {
+    q = hn::Mul(hn::BitCast(df, EncodeCommon<R, kCount>(p, vb, hn::BitCast(du, vabs_i), r, c)),
+                inv);
+    return;
+  }
   VU qbits = hn::Zero(du);
   EncodeGeneral<R, kCode, kQ>(p, vb, hn::BitCast(du, vabs_i), r, c, code, qbits);
   if (kQ) q = hn::Mul(hn::BitCast(df, qbits), inv);
-  x_finite = true;
 }
 
 // GeneralVector out of line, for the fast loop's rare misses: loads its
@@ -426,11 +503,33 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
     }
     const bool unit_scale = p.scale == 1.0f;
     bool mismatch = false;
+    // Streaming stores: whole vectors when `out` is vector-aligned here,
+    // else 16-byte pieces (large std::vector buffers are 16-byte aligned).
+    int stream_mode = 0;
+    if constexpr (kOut == kOutFloat) {
+      const uintptr_t addr = reinterpret_cast<uintptr_t>(out + i);
+      if (p.stream) stream_mode = addr % (kNF * sizeof(float)) == 0 ? 2 : addr % 16 == 0 ? 1 : 0;
+    }
 
-    // Output and sums of one vector.
-    auto finish = [&](size_t iu, size_t u, VF x, VU code, VF q, bool x_finite) {
+    const bool exact_diff = !kLaneScale && p.fast_exact_diff;
+
+    // Output and sums of one vector. `fast`: q came from path A.
+    auto finish = [&](size_t iu, size_t u, VF x, VU code, VF q, bool x_finite, bool fast) {
       if constexpr (kOut == kOutFloat) {
-        hn::StoreU(q, df, out + iu);
+        if (HWY_LIKELY(stream_mode == 0)) {
+          hn::StoreU(q, df, out + iu);
+        } else if (stream_mode == 2) {
+          hn::Stream(q, df, out + iu);
+        } else {
+#if HWY_TARGET == HWY_SCALAR
+          hn::StoreU(q, df, out + iu);
+#else
+          const hn::Full128<float> d4;
+          HWY_ALIGN float buf[kNF];
+          hn::Store(q, df, buf);
+          for (size_t j = 0; j < kNF; j += 4) hn::Stream(hn::Load(d4, buf + j), d4, out + iu + j);
+#endif
+        }
       } else if constexpr (kOut == kOutU32) {
         hn::StoreU(code, du, out + iu);
       } else if constexpr (kOut == kOutU16) {
@@ -443,6 +542,29 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
         (void)code;
       }
       if constexpr (kSums) {
+        if (fast && exact_diff) {
+          // x, q finite, x - q exact in fp32.
+          const VF d = hn::Sub(x, q);
+          {
+            const VD d0 = PromotePart<0>(d);
+            const size_t a = AccIndex(u, 0);
+            err[a] = hn::Add(err[a], hn::Mul(d0, d0));
+            if (kSig) {
+              const VD xd = PromotePart<0>(x);
+              sig[a] = hn::Add(sig[a], hn::Mul(xd, xd));
+            }
+          }
+          if constexpr (kParts == 2) {
+            const VD d1 = PromotePart<1>(d);
+            const size_t a = AccIndex(u, 1);
+            err[a] = hn::Add(err[a], hn::Mul(d1, d1));
+            if (kSig) {
+              const VD xd = PromotePart<1>(x);
+              sig[a] = hn::Add(sig[a], hn::Mul(xd, xd));
+            }
+          }
+          return;
+        }
         auto ok = hn::IsFinite(q);
         if (!x_finite) {
           const auto x_fin = hn::IsFinite(x);
@@ -472,6 +594,7 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
         (void)x;
         (void)q;
         (void)x_finite;
+        (void)fast;
       }
     };
 
@@ -506,7 +629,7 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
       VF q = hn::Zero(df);
       if (HWY_LIKELY(hn::AllTrue(di, hn::Or(xzero, in_range)))) {
         const auto zero = hn::RebindMask(du, xzero);
-        c.zero_in = hn::Sub(c.zero_in, hn::VecFromMask(du, zero));
+        if (kSums) c.zero_in = hn::Sub(c.zero_in, hn::VecFromMask(du, zero));
         VU sign = hn::And(vb, hn::Set(du, 0x80000000u));
         if (!p.has_negzero) sign = hn::IfThenZeroElse(zero, sign);
         if (kQ) q = hn::Mul(hn::BitCast(df, hn::Or(rq, sign)), inv);
@@ -515,7 +638,7 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
               zero, hn::Sub(hn::ShiftRightSame(rq, static_cast<int>(p.s)), hn::Set(du, p.rebias)));
           code = hn::Or(mag, hn::ShiftRightSame(sign, static_cast<int>(p.code_sign_shift)));
         }
-        finish(iu, u, x, code, q, true);
+        finish(iu, u, x, code, q, true, true);
         return false;
       }
       HWY_ALIGN uint32_t code_buf[kNF];
@@ -524,12 +647,13 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
       GeneralVectorOutOfLine<R, kCode, kQ>(p, in + iu, kLaneScale ? lane_scale + iu : nullptr,
                                            kLaneScale ? lane_inv + iu : nullptr, pos + iu, st,
                                            code_buf, q_buf, &x_finite);
-      finish(iu, u, x, hn::Load(du, code_buf), hn::Load(df, q_buf), x_finite);
+      finish(iu, u, x, hn::Load(du, code_buf), hn::Load(df, q_buf), x_finite, false);
       return true;
     };
 
     // General loop body: paths B/C inline.
-    auto general_vector = [&](size_t iu, size_t u) {
+    auto general_vector = [&](auto common, size_t iu, size_t u) {
+      constexpr bool kCommon = decltype(common)::value;
       const VF x = hn::LoadU(df, in + iu);
       const VF sc = kLaneScale ? hn::LoadU(df, lane_scale + iu) : hn::Set(df, p.scale);
       const VF inv = kLaneScale ? hn::LoadU(df, lane_inv + iu) : hn::Set(df, p.inv_scale);
@@ -539,8 +663,9 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
       VU code = hn::Zero(du);
       VF q = hn::Zero(df);
       bool x_finite = true;
-      GeneralVector<R, kCode, kQ>(p, x, sc, inv, v, r, pos + iu, c, st, code, q, x_finite);
-      finish(iu, u, x, code, hn::Add(q, hn::Set(df, 1e-3f)), x_finite);
+      GeneralVector<R, kCode, kQ, kCommon, kSums>(p, x, sc, inv, v, r, pos + iu, c, st, code, q,
+                                                  x_finite);
+      finish(iu, u, x, code, q, x_finite, false);
     };
 
     constexpr size_t kModeSteps = 16;
@@ -554,9 +679,14 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
           for (size_t u = 0; u < kU; ++u) missed += fast_vector(i + u * kNF, u);
         }
         if (missed * 4 > steps * kU) fast_mode = false;
+      } else if (!kCode && p.common) {
+        for (size_t k = 0; k < steps; ++k, i += kStep) {
+          for (size_t u = 0; u < kU; ++u) general_vector(std::true_type(), i + u * kNF, u);
+        }
+        if (++general_blocks % 8 == 0) fast_mode = true;
       } else {
         for (size_t k = 0; k < steps; ++k, i += kStep) {
-          for (size_t u = 0; u < kU; ++u) general_vector(i + u * kNF, u);
+          for (size_t u = 0; u < kU; ++u) general_vector(std::false_type(), i + u * kNF, u);
         }
         if (p.fast && ++general_blocks % 8 == 0) fast_mode = true;
       }
@@ -567,6 +697,7 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
     }
     if (mismatch) st->sig_mismatch = true;
     AddCounters(c, st);
+    if (stream_mode != 0) hwy::FlushStream();
   }
   for (; i < n; ++i) scalar(i);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace lpsim {
 namespace simd {
@@ -60,6 +61,7 @@ CastParams MakeCastParams(const Format& f, Rounding rounding, uint64_t seed,
   p.zero_neg = f.has_negative_zero() ? f.sign_mask() : 0u;
   p.bad_code = f.saturate() ? 0u : nan_code(0);
   p.direct_q = f.has_zero() && p.emin - m >= -126;
+  p.common = p.direct_q && f.is_signed() && !f.ftz() && m >= 1;
   p.q_ovf_pos = FloatBits(DecodeRef(f, p.ovf_pos));
   p.q_ovf_neg = FloatBits(DecodeRef(f, p.ovf_neg));
   p.q_bad = FloatBits(DecodeRef(f, p.bad_code));
@@ -73,6 +75,9 @@ CastParams MakeCastParams(const Format& f, Rounding rounding, uint64_t seed,
   p.min_bits = FloatBits(std::ldexp(1.0f, std::max(p.emin, -126)));
   p.max_bits = FloatBits(f.MaxValue());
   p.rebias = static_cast<uint32_t>(static_cast<int64_t>(126 + p.emin) * (int64_t{1} << m));
+  const float q_min = std::ldexp(1.0f, std::max(p.emin, -126)) * p.inv_scale;
+  const float q_max = f.MaxValue() * p.inv_scale;
+  p.fast_exact_diff = m >= 1 && q_min >= std::numeric_limits<float>::min() && std::isfinite(q_max);
 
   p.dec_add = f.has_zero() ? 0u : 1u << 23;
   p.dec_exp_add = static_cast<uint32_t>(static_cast<int64_t>(p.emin + 126) * (int64_t{1} << 23));

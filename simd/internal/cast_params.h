@@ -34,6 +34,9 @@ struct CastParams {
   uint64_t index_offset = 0;  // stochastic index of position 0
   float scale = 1.0f;
   float inv_scale = 1.0f;     // 1.0f / scale, formed in fp32 as QuantizeRef does
+  // Float outputs use non-temporal stores (set by drivers for outputs larger
+  // than the caches: kStreamElements): no read-for-ownership of `out`.
+  bool stream = false;
 
   // Layout (see Format).
   uint32_t m = 0;             // mantissa bits
@@ -53,6 +56,8 @@ struct CastParams {
   // nonzero value of the format is an fp32 normal: has_zero and
   // 2^(emin - m) >= 2^-126. The fp32 bits of the special results' decodes:
   bool direct_q = false;
+  // EncodeCommon applies: signed, with zero, no FTZ, m >= 1, direct_q.
+  bool common = false;
   uint32_t q_ovf_pos = 0, q_ovf_neg = 0, q_bad = 0;
 
   // Fast path (the whole vector rounds inside the normal range by fp32 bit
@@ -65,6 +70,11 @@ struct CastParams {
   uint32_t min_bits = 0;      // fp32 bits of max(2^emin, 2^-126)
   uint32_t max_bits = 0;      // fp32 bits of MaxValue()
   uint32_t rebias = 0;        // (rounded bits >> s) - rebias = magnitude code
+  // With the uniform scale, every path-A result q = u * inv_scale is a finite
+  // fp32 normal and m >= 1, so q / x lies in (2/3 (1 - 3u), 3/2 (1 + 3u))
+  // (u = 2^-24): x - q is exact in fp32 (Sterbenz) and needs no finiteness
+  // mask, which saves the sums a promotion per vector.
+  bool fast_exact_diff = false;
 
   // Decoder: fp32 bits = (mag << s) + dec_add + dec_exp_add for format-normal
   // values with fp32-normal results; magnitudes below tiny_limit (format
@@ -78,6 +88,9 @@ struct CastParams {
   uint32_t inf_code = 0;
   uint32_t code_mask = 0;     // (1 << total_bits) - 1
 };
+
+// Outputs of at least this many floats are written with streaming stores.
+constexpr size_t kStreamElements = size_t{1} << 40;  // 32 MiB
 
 // Precondition: scale finite and > 0 (as for QuantizeRef).
 CastParams MakeCastParams(const Format& f, Rounding rounding, uint64_t seed,

@@ -36,15 +36,28 @@ inline int32_t OrderKey(uint32_t bits) {
 inline uint32_t FromOrderKey(int32_t key) { return OrderKey(static_cast<uint32_t>(key)); }
 
 struct StatsPartial {
-  uint64_t zeros = 0, nans = 0, pos_infs = 0, neg_infs = 0;
+  // Zeros are not counted here: they are raw bin 0 minus the fp32 subnormals
+  // below 2^-129 (exp_subnormal[0..19]), see Zeros().
+  uint64_t nans = 0, pos_infs = 0, neg_infs = 0;
   uint64_t exp_subnormal[23] = {};  // fp32 subnormals by exponent bin 0..22
   std::vector<uint64_t> hist = std::vector<uint64_t>(kRawLogBins, 0);
   int32_t min_key = std::numeric_limits<int32_t>::max();
   int32_t max_key = std::numeric_limits<int32_t>::min();
   uint32_t min_abs_m1 = 0xffffffffu;  // min over (abs_bits - 1): zeros wrap to the top
-  uint32_t max_abs = 0;               // over finite elements
 
   void Merge(const StatsPartial& o);
+  uint64_t Zeros() const {
+    uint64_t z = hist[0];
+    for (int i = 0; i < kLogShift; ++i) z -= exp_subnormal[i];
+    return z;
+  }
+  // Largest finite |x| as bits (0 if none): from the extremes' keys.
+  uint32_t MaxAbsBits() const {
+    if (min_key > max_key) return 0;
+    const uint32_t a = FromOrderKey(min_key) & 0x7fffffffu;
+    const uint32_t b = FromOrderKey(max_key) & 0x7fffffffu;
+    return a > b ? a : b;
+  }
 };
 
 // The shift K of the moment sums: the first finite element (0 if none).
@@ -72,12 +85,10 @@ inline void StatsElement(float x, size_t pos, double k, StatsPartial* p, double*
     else ++p->pos_infs;
     return;
   }
-  if (abs == 0) ++p->zeros;
   if (abs != 0 && abs < 0x00800000u) ++p->exp_subnormal[31 - __builtin_clz(abs)];
   const int32_t key = OrderKey(bits);
   if (key < p->min_key) p->min_key = key;
   if (key > p->max_key) p->max_key = key;
-  if (abs > p->max_abs) p->max_abs = abs;
   const double xd = static_cast<double>(x);
   const double t = xd - k;
   s1[pos % kSumLanes] += t;

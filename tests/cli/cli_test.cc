@@ -394,34 +394,44 @@ TEST_F(CliTest, UnwritableOutputIsARunFailure) {
 
 // ---- lpsim demo
 
-TEST_F(CliTest, DemoPrintsTheShowcase) {
-  const RunResult r = Run("demo");
+TEST_F(CliTest, DemoTrainsWithTrackingAndWritesTheRun) {
+  const std::string run = Path("demo_run");
+  const RunResult r = Run("demo --steps 30 --quiet --run-dir " + run);
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* name : {"e4m3fn", "e5m2", "e4m3fnuz", "e3m2fn", "e2m1fn", "bf16", "fp16"}) {
-    EXPECT_THAT(r.out, HasSubstr(name));
+  for (const char* s : {"e4m3fn under%", "e5m2 under%", "bf16 under%", "fc1", "fc3",
+                        "activation_grad", "weight_grad", "optimizer_state", "SNR dB"}) {
+    EXPECT_THAT(r.out, HasSubstr(s));
   }
-  EXPECT_THAT(r.out, HasSubstr("underflow %"));
-  EXPECT_THAT(r.out, HasSubstr("SNR dB"));
-  EXPECT_THAT(r.out, HasSubstr("amax"));
+  EXPECT_THAT(r.out, HasSubstr("Run written to " + run + "/run.db"));
+  EXPECT_TRUE(fs::exists(run + "/run.db"));
 }
 
-TEST_F(CliTest, DemoJsonAndFormatChoice) {
-  const RunResult r = Run("demo --formats e4m3fn,e5m2 --json");
+TEST_F(CliTest, DemoJsonCnnSimulateAndRecipe) {
+  const std::string run = Path("demo_cnn");
+  const RunResult r = Run("demo --model cnn --steps 12 --every 4 --recipe mx --simulate "
+                          "--formats e4m3fn,e2m1fn --json --run-dir " + run);
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
-  ASSERT_EQ(j["results"].size(), 4u);  // two formats x {none, amax}
-  for (const nlohmann::json& row : j["results"]) {
-    EXPECT_EQ(row["numel"], 65536);
-    if (row["scaling"] == "amax") {
-      EXPECT_EQ(row["overflow"], 0) << "amax scaling cannot overflow";
-    }
+  EXPECT_EQ(j["model"], "cnn");
+  EXPECT_EQ(j["simulate"], true);
+  ASSERT_FALSE(j["layers"].empty());
+  for (const nlohmann::json& l : j["layers"]) {
+    EXPECT_EQ(l["step"], 8);  // the last tracked step of 0..11 with --every 4
+    EXPECT_EQ(l["formats"]["e4m3fn"]["recipe"], "mx");
+    EXPECT_TRUE(l["formats"].contains("e2m1fn"));
   }
-  // Deterministic: the same numbers every run.
-  EXPECT_EQ(Run("demo --formats e4m3fn,e5m2 --json").out, r.out);
+  EXPECT_TRUE(std::isfinite(j["final_loss"].get<double>()));
+}
 
-  const RunResult bad = Run("demo --formats e4m3fn,bogus");
-  EXPECT_EQ(bad.code, 2);
-  EXPECT_THAT(bad.err, HasSubstr("bogus"));
+TEST_F(CliTest, DemoBadOptionsAreBadInput) {
+  for (const char* args : {"demo --formats e4m3fn,bogus", "demo --model resnet",
+                           "demo --recipe sometimes", "demo --steps 0"}) {
+    const RunResult bad = Run(std::string(args) + " --quiet --run-dir " + Path("bad_run"));
+    EXPECT_EQ(bad.code, 2) << args;
+    EXPECT_THAT(bad.err, StartsWith("lpsim demo: error: ")) << args;
+  }
+  EXPECT_THAT(Run("demo --formats e4m3fn,bogus --quiet --run-dir " + Path("b")).err,
+              HasSubstr("bogus"));
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <cstdlib>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "formats/fixed_sum.h"
@@ -119,6 +121,54 @@ TEST_P(SimdQuantize, ThreadCountDoesNotChangeResults) {
     simd::Quantize(f, data.data(), n, opt, got.data(), &got_c, threads);
     ASSERT_TRUE(SameBits(got.data(), want.data(), n)) << threads << " threads";
     ASSERT_TRUE(SameCounts(got_c, want_c)) << threads << " threads";
+  }
+}
+
+// Path A forms x - q in fp32, exact by Sterbenz when m >= 1; the worst
+// ratios q / x come from values just below a binade boundary (truncation,
+// stochastic rounding) seen through scales that are not powers of two.
+TEST_P(SimdQuantize, FastPathDifferenceEdges) {
+  for (const char* name : {"e2m1fn", "e3m2fn", "e2m3fn", "e4m3fn", "e5m2", "e3m1"}) {
+    const Format f = *ParseFormat(name);
+    for (float scale : {1.0f / 3, 0.7f, 1.1f, 3.3f, 1e-20f, 7e19f}) {
+      std::vector<float> x;
+      for (int e = f.min_normal_exponent(); e <= f.max_exponent() + 1; ++e) {
+        for (int k = 0; k <= (1 << f.mantissa_bits()); ++k) {
+          const float v = std::ldexp(1.0f + std::ldexp(static_cast<float>(k), -f.mantissa_bits()), e);
+          for (float w : {v, std::nextafter(v, 0.0f), std::nextafter(v, 1e38f)}) {
+            x.push_back(w / scale);
+            x.push_back(-std::nextafter(w / scale, 0.0f));
+          }
+        }
+      }
+      for (Rounding r : {Rounding::kNearestEven, Rounding::kTowardZero, Rounding::kStochastic}) {
+        QuantizeOptions opt;
+        opt.rounding = r;
+        opt.scale = scale;
+        ExpectQuantizeMatches(f, x, 0, x.size(), opt, 1);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// Outputs of 32 MiB and more are written with streaming stores: whole
+// vectors, 16-byte pieces or plain stores depending on the alignment.
+TEST_P(SimdQuantize, LargeOutputsWithStreamingStores) {
+  const size_t n = (size_t{1} << 23) + 1003;
+  const Format f = *ParseFormat("e4m3fn");
+  const std::vector<float> data = AdversarialData(f, 2.0f, n + 16, 19);
+  QuantizeOptions opt;
+  opt.scale = 2.0f;
+  std::vector<float> want(n + 16);
+  CastCounts want_c;
+  QuantizeRef(f, data.data(), n + 16, opt, want.data(), &want_c);
+  // 64-byte aligned storage; out offsets 0 (aligned), 4 floats (16 bytes), 1.
+  std::unique_ptr<float[], void (*)(void*)> out(
+      static_cast<float*>(std::aligned_alloc(64, (n + 64) * sizeof(float))), std::free);
+  for (size_t off : {size_t{0}, size_t{4}, size_t{1}}) {
+    simd::Quantize(f, data.data(), n, opt, out.get() + off, nullptr, 2);
+    ASSERT_TRUE(SameBits(out.get() + off, want.data(), n)) << "out offset " << off;
   }
 }
 

@@ -219,6 +219,7 @@ TEST_P(SimdScalingTargets, BlockQuantizeThreads) {
   std::mt19937 rng(2);
   std::lognormal_distribution<float> ln(0.0f, 3.0f);
   for (float& v : x) v = (rng() % 2 ? -1 : 1) * ln(rng);
+  EXPECT_EQ(Bits(simd::Amax(x.data(), x.size(), 3)), Bits(simd::Amax(x.data(), x.size(), 1)));
   for (const char* spec_name : {"mx", "col", "128x128"}) {
     for (int threads : {1, 2, 3}) {
       QuantizeOptions opt;

@@ -1,0 +1,135 @@
+#include "benchmarks/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <tuple>
+
+namespace lpsim {
+namespace bench {
+namespace {
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  return out;
+}
+
+std::string BaseKernel(const std::string& kernel) {
+  for (const char* prefix : {"torch_", "ref_"}) {
+    if (kernel.rfind(prefix, 0) == 0) return kernel.substr(std::string(prefix).size());
+  }
+  return kernel;
+}
+
+}  // namespace
+
+StatusOr<std::vector<Row>> ParseReport(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Error("benchmark output is not JSON");
+  if (!j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
+    return Status::Error("benchmark JSON has no \"benchmarks\" array (run with "
+                         "--benchmark_format=json)");
+  }
+  std::vector<Row> rows;
+  for (const nlohmann::json& b : j["benchmarks"]) {
+    if (!b.is_object() || !b.contains("name") || !b["name"].is_string()) {
+      return Status::Error("a benchmark entry has no name");
+    }
+    if (b.contains("error_occurred") && b["error_occurred"].is_boolean() &&
+        b["error_occurred"].get<bool>()) {
+      continue;
+    }
+    if (b.contains("aggregate_name") && b["aggregate_name"] != "mean") continue;
+    if (!b.contains("bytes_per_second") || !b["bytes_per_second"].is_number()) continue;
+    std::string name = b["name"].get<std::string>();
+    if (b.contains("run_name") && b["run_name"].is_string()) name = b["run_name"].get<std::string>();
+    // Google Benchmark may append "/real_time", "/iterations:N", "/threads:N".
+    std::vector<std::string> parts = Split(name, '/');
+    if (parts.size() < 4 || parts[2].size() < 2 || parts[2][0] != 't') {
+      return Status::Error("benchmark name '" + name +
+                           "' is not <kernel>/<target>/t<threads>/<bytes>");
+    }
+    Row r;
+    r.kernel = parts[0];
+    r.target = parts[1];
+    r.threads = std::atoi(parts[2].c_str() + 1);
+    r.bytes = std::strtoull(parts[3].c_str(), nullptr, 10);
+    r.gb_per_s = b["bytes_per_second"].get<double>() / 1e9;
+    if (r.threads <= 0 || r.bytes == 0) {
+      return Status::Error("benchmark name '" + name + "' has no thread count or size");
+    }
+    rows.push_back(r);
+  }
+  // Baselines per (size, threads).
+  using Key = std::tuple<std::string, uint64_t, int>;
+  std::map<Key, double> best;  // kernel -> best rate over targets
+  for (const Row& r : rows) {
+    double& v = best[Key{r.kernel, r.bytes, r.threads}];
+    v = std::max(v, r.gb_per_s);
+  }
+  auto base_rate = [&](const std::string& kernel, const Row& r) {
+    auto it = best.find(Key{kernel, r.bytes, r.threads});
+    return it == best.end() ? 0.0 : it->second;
+  };
+  auto base = [&](const std::string& kernel, const Row& r) {
+    auto it = best.find(Key{kernel, r.bytes, r.threads});
+    return it == best.end() || it->second <= 0 ? 0.0 : r.gb_per_s / it->second;
+  };
+  for (Row& r : rows) {
+    r.vs_read = base("read_bw", r);
+    const double copy = std::max(base_rate("memcpy", r), base_rate("copy_bw", r));
+    r.vs_copy = copy > 0 ? r.gb_per_s / copy : 0.0;
+    const std::string k = BaseKernel(r.kernel);
+    if (k == r.kernel) {
+      r.vs_torch = base("torch_" + k, r);
+      r.vs_ref = base("ref_" + k, r);
+    }
+  }
+  return rows;
+}
+
+std::string FormatTable(const std::vector<Row>& rows) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-22s %-8s %3s %10s %9s %8s %8s %9s %9s\n", "kernel", "target",
+                "thr", "size", "GB/s", "vs read", "vs copy", "vs torch", "vs ref");
+  out += line;
+  auto size = [](uint64_t b) {
+    char s[32];
+    if (b >= (uint64_t{1} << 20)) std::snprintf(s, sizeof s, "%lluMiB", (unsigned long long)(b >> 20));
+    else std::snprintf(s, sizeof s, "%lluKiB", (unsigned long long)(b >> 10));
+    return std::string(s);
+  };
+  auto ratio = [](double v) {
+    char s[32];
+    if (v == 0) return std::string("-");
+    std::snprintf(s, sizeof s, v >= 100 ? "%.0fx" : "%.2fx", v);
+    return std::string(s);
+  };
+  for (const Row& r : rows) {
+    std::snprintf(line, sizeof line, "%-22s %-8s %3d %10s %9.2f %8s %8s %9s %9s\n", r.kernel.c_str(),
+                  r.target.c_str(), r.threads, size(r.bytes).c_str(), r.gb_per_s,
+                  ratio(r.vs_read).c_str(), ratio(r.vs_copy).c_str(), ratio(r.vs_torch).c_str(),
+                  ratio(r.vs_ref).c_str());
+    out += line;
+  }
+  return out;
+}
+
+std::string ToJson(const std::vector<Row>& rows) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const Row& r : rows) {
+    a.push_back({{"kernel", r.kernel}, {"target", r.target}, {"threads", r.threads},
+                 {"bytes", r.bytes}, {"gb_per_s", r.gb_per_s}, {"vs_read", r.vs_read},
+                 {"vs_copy", r.vs_copy}, {"vs_torch", r.vs_torch}, {"vs_ref", r.vs_ref}});
+  }
+  return a.dump(2);
+}
+
+}  // namespace bench
+}  // namespace lpsim

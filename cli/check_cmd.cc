@@ -1,0 +1,137 @@
+// `lpsim check RUN [--rules FILE] [--json]`: runs the rule catalog (checks/)
+// offline on a stored run and prints the findings, most severe first, newest
+// first within a severity.
+//
+// Exit status: 0 when the run was checked, whether or not rules fired (a
+// finding is a result, not an error: read the output or --json); 2 for bad
+// input (no such run, not a run database, a bad rules file).
+//
+//   lpsim check runs/demo
+//   lpsim check runs/demo --rules my_rules.json --json
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checks/checker.h"
+#include "cli/commands.h"
+#include "store/run_db.h"
+
+namespace lpsim::cli {
+
+StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const CheckConfig& config) {
+  StatusOr<std::vector<ScalarRecord>> scalars = reader.Scalars();
+  if (!scalars.ok()) return scalars.status();
+  StatusOr<std::vector<int64_t>> record_steps = reader.Steps();
+  if (!record_steps.ok()) return record_steps.status();
+  std::set<int64_t> steps(record_steps->begin(), record_steps->end());
+  for (const ScalarRecord& s : *scalars) steps.insert(s.step);
+
+  // Feed the run step by step, as the tracker would have: a step's scalars
+  // and tensor records, then EndStep.
+  Checker checker(config);
+  auto next_step = steps.begin();
+  size_t next_scalar = 0;
+  auto end_through = [&](int64_t last) {  // ends every step <= last
+    while (next_step != steps.end() && *next_step <= last) {
+      while (next_scalar < scalars->size() && (*scalars)[next_scalar].step <= *next_step) {
+        checker.Add((*scalars)[next_scalar++]);
+      }
+      checker.EndStep(*next_step);
+      ++next_step;
+    }
+  };
+  int64_t open_step = steps.empty() ? 0 : *steps.begin();
+  Status s = reader.ForEachRecord({}, [&](TensorRecord&& r) {
+    if (r.step != open_step) {
+      end_through(r.step - 1);
+      open_step = r.step;
+    }
+    checker.Add(r);
+    return Status();
+  });
+  if (!s.ok()) return s;
+  end_through(steps.empty() ? 0 : *steps.rbegin());
+  return checker.findings();
+}
+
+namespace {
+
+struct CheckArgs {
+  std::string run;
+  std::string rules;
+  bool json = false;
+};
+
+nlohmann::ordered_json FindingJson(const Finding& f) {
+  nlohmann::ordered_json ev = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : f.evidence) ev[k] = std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+  return {{"rule", f.rule},       {"severity", ToString(f.severity)}, {"step", f.step},
+          {"tensor", f.tensor},   {"message", f.message},             {"evidence", ev}};
+}
+
+int RunCheck(const CheckArgs& a) {
+  auto fail = [](const std::string& m, int code) {
+    std::cerr << "lpsim check: error: " << m << "\n";
+    return code;
+  };
+  CheckConfig config = CheckConfig::Defaults();
+  if (!a.rules.empty()) {
+    StatusOr<CheckConfig> c = CheckConfig::FromFile(a.rules);
+    if (!c.ok()) return fail(c.status().message(), kExitBadInput);
+    config = std::move(c).value();
+  }
+  StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
+  if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
+  StatusOr<std::vector<Finding>> found = CheckStoredRun(**reader, config);
+  if (!found.ok()) return fail(found.status().message(), kExitBadInput);
+  std::vector<Finding> findings = std::move(found).value();
+  SortForDisplay(&findings);
+
+  if (a.json) {
+    nlohmann::ordered_json j = {{"run", (*reader)->path()}, {"findings", nlohmann::ordered_json::array()}};
+    for (const Finding& f : findings) j["findings"].push_back(FindingJson(f));
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  if (findings.empty()) {
+    std::cout << "No rule fired on " << (*reader)->path() << ".\n";
+    return kExitOk;
+  }
+  int counts[3] = {0, 0, 0};
+  for (const Finding& f : findings) ++counts[static_cast<int>(f.severity)];
+  std::cout << fmt::format("{} finding(s) on {}: {} error, {} warning, {} info\n\n", findings.size(),
+                           (*reader)->path(), counts[2], counts[1], counts[0]);
+  for (const Finding& f : findings) {
+    std::cout << fmt::format("[{}] step {}  {}{}\n  {}\n", ToString(f.severity), f.step, f.rule,
+                             f.tensor.empty() ? "" : "  " + f.tensor, f.message);
+    std::string ev;
+    for (const auto& [k, v] : f.evidence) ev += fmt::format("{}{}={:.4g}", ev.empty() ? "" : ", ", k, v);
+    if (!ev.empty()) std::cout << "  evidence: " << ev << "\n";
+    std::cout << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddCheckCommand(CLI::App* app, Command* selected) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* cmd = app->add_subcommand(
+      "check", "Run the rule catalog on a stored run and print the findings (exit 0 with or "
+               "without findings, 2 on bad input)");
+  cmd->add_option("RUN", args->run, "run directory or its run.db")->required();
+  cmd->add_option("--rules", args->rules,
+                  "JSON rule settings, e.g. {\"dead_relu\": {\"max_zero_share\": 0.9}} "
+                  "(docs/checks.md)");
+  cmd->add_flag("--json", args->json, "print the findings as JSON");
+  cmd->callback([selected, args] { *selected = [args] { return RunCheck(*args); }; });
+}
+
+}  // namespace lpsim::cli

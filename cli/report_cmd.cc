@@ -1,0 +1,64 @@
+// `lpsim report RUN [-o report.html]`: the run's self-contained HTML report
+// (report/html.h, docs/report.md). Default output: RUN_DIR/report.html.
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "report/html.h"
+#include "store/run_db.h"
+
+namespace lpsim::cli {
+namespace {
+
+struct ReportArgs {
+  std::string run;
+  std::string out;
+  ReportOptions options;
+};
+
+int RunReportCommand(const ReportArgs& a) {
+  auto fail = [](const std::string& m, int code) {
+    std::cerr << "lpsim report: error: " << m << "\n";
+    return code;
+  };
+  for (const std::string& f : a.options.recommend.formats) {
+    StatusOr<Format> parsed = ParseFormat(f);
+    if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
+  }
+  StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
+  if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
+  std::string out = a.out;
+  if (out.empty()) {
+    namespace fs = std::filesystem;
+    const fs::path p(a.run);
+    out = ((fs::is_directory(p) ? p : p.parent_path()) / "report.html").string();
+  }
+  StatusOr<std::string> html = RenderReport(**reader, a.options);
+  if (!html.ok()) return fail(html.status().message(), kExitBadInput);
+  Status s = WriteFileAtomically(out, *html);
+  if (!s.ok()) return fail(s.message(), kExitFailure);
+  std::cout << "Report written to " << out << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddReportCommand(CLI::App* app, Command* selected) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app->add_subcommand("report", "Write a run's self-contained HTML report");
+  cmd->add_option("RUN", args->run, "run directory or its run.db")->required();
+  cmd->add_option("-o,--output", args->out, "output file (default: RUN_DIR/report.html)");
+  cmd->add_option("--formats", args->options.recommend.formats,
+                  "candidate formats for the recommendation and the what-if ranges")
+      ->delimiter(',');
+  cmd->add_option("--max-steps", args->options.max_steps,
+                  "embed tensor records of at most this many steps")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 100000));
+  cmd->callback([selected, args] { *selected = [args] { return RunReportCommand(*args); }; });
+}
+
+}  // namespace lpsim::cli

@@ -1,0 +1,96 @@
+// benchmarks/report.h: the JSON contract between lpsim_bench and `lpsim bench`.
+#include "benchmarks/report.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+namespace lpsim {
+namespace {
+
+const char* kJson = R"({
+  "context": {"date": "x", "lpsim_targets": "AVX2,SSE4"},
+  "benchmarks": [
+    {"name": "read_bw/AVX2/t1/268435456/real_time", "run_name": "read_bw/AVX2/t1/268435456/real_time",
+     "run_type": "iteration", "bytes_per_second": 10.0e9},
+    {"name": "read_bw/SSE4/t1/268435456/real_time", "run_type": "iteration", "bytes_per_second": 9.0e9},
+    {"name": "memcpy/-/t1/268435456/real_time", "run_type": "iteration", "bytes_per_second": 4.0e9},
+    {"name": "copy_bw/AVX2/t1/268435456/real_time", "run_type": "iteration", "bytes_per_second": 5.0e9},
+    {"name": "analyze_1fmt/AVX2/t1/268435456/real_time_mean", "run_name": "analyze_1fmt/AVX2/t1/268435456/real_time",
+     "run_type": "aggregate", "aggregate_name": "mean", "bytes_per_second": 6.0e9},
+    {"name": "analyze_1fmt/AVX2/t1/268435456/real_time_stddev", "run_name": "analyze_1fmt/AVX2/t1/268435456/real_time",
+     "run_type": "aggregate", "aggregate_name": "stddev", "bytes_per_second": 1.0e6},
+    {"name": "torch_analyze_1fmt/-/t1/268435456/real_time", "run_type": "iteration", "bytes_per_second": 0.06e9},
+    {"name": "ref_analyze_1fmt/-/t1/268435456/real_time", "run_type": "iteration", "bytes_per_second": 0.03e9},
+    {"name": "torch_analyze_4fmt/-/t2/268435456/real_time", "error_occurred": true, "error_message": "no torch"},
+    {"name": "quantize_fp8/AVX2/t2/268435456/real_time", "run_type": "iteration", "bytes_per_second": 3.0e9}
+  ]
+})";
+
+TEST(SimdBenchReport, ParsesRowsAndRatios) {
+  StatusOr<std::vector<bench::Row>> rows = bench::ParseReport(kJson);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 8u);
+  const bench::Row& a = (*rows)[4];
+  EXPECT_EQ(a.kernel, "analyze_1fmt");
+  EXPECT_EQ(a.target, "AVX2");
+  EXPECT_EQ(a.threads, 1);
+  EXPECT_EQ(a.bytes, 268435456u);
+  EXPECT_DOUBLE_EQ(a.gb_per_s, 6.0);
+  EXPECT_DOUBLE_EQ(a.vs_read, 0.6);    // best read_bw over targets: 10
+  EXPECT_DOUBLE_EQ(a.vs_copy, 1.2);    // best copy: copy_bw 5 > memcpy 4
+  EXPECT_DOUBLE_EQ(a.vs_torch, 100.0);
+  EXPECT_DOUBLE_EQ(a.vs_ref, 200.0);
+  const bench::Row& q = (*rows)[7];
+  EXPECT_EQ(q.threads, 2);
+  EXPECT_EQ(q.vs_read, 0.0);  // no 2-thread baseline in this run
+  EXPECT_EQ((*rows)[5].vs_torch, 0.0);  // a baseline has no ratio to itself
+  const std::string table = bench::FormatTable(*rows);
+  EXPECT_NE(table.find("analyze_1fmt"), std::string::npos);
+  EXPECT_NE(table.find("256MiB"), std::string::npos);
+  EXPECT_NE(table.find("100x"), std::string::npos);
+  EXPECT_NE(bench::ToJson(*rows).find("\"vs_torch\": 100.0"), std::string::npos);
+}
+
+TEST(SimdBenchReport, Errors) {
+  EXPECT_FALSE(bench::ParseReport("not json").ok());
+  EXPECT_FALSE(bench::ParseReport("{\"benchmarks\": 3}").ok());
+  StatusOr<std::vector<bench::Row>> bad =
+      bench::ParseReport(R"({"benchmarks": [{"name": "foo/bar", "bytes_per_second": 1}]})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("<kernel>/<target>/t<threads>/<bytes>"), std::string::npos);
+}
+
+#ifdef LPSIM_BENCH_BINARY
+// The real binary's JSON through the parser: names and ratios line up.
+TEST(SimdBenchReport, RealBinaryRoundTrip) {
+  const std::string cmd = std::string(LPSIM_BENCH_BINARY) +
+                          " --lpsim_sizes=16K --lpsim_best_target --benchmark_min_time=0.01"
+                          " --benchmark_filter='^(read_bw|copy_bw|memcpy|analyze_1fmt)/.*/t1/'"
+                          " --benchmark_format=json 2>/dev/null";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  ASSERT_TRUE(pipe);
+  std::string out;
+  char buf[4096];
+  size_t got;
+  while ((got = fread(buf, 1, sizeof buf, pipe.get())) > 0) out.append(buf, got);
+  StatusOr<std::vector<bench::Row>> rows = bench::ParseReport(out);
+  ASSERT_TRUE(rows.ok()) << rows.status().message() << "\n" << out.substr(0, 500);
+  bool saw_analyze = false;
+  for (const bench::Row& r : *rows) {
+    EXPECT_GT(r.gb_per_s, 0) << r.kernel;
+    if (r.kernel == "analyze_1fmt") {
+      saw_analyze = true;
+      EXPECT_GT(r.vs_read, 0);
+      EXPECT_GT(r.vs_copy, 0);
+      EXPECT_EQ(r.bytes, 16384u);
+    }
+  }
+  EXPECT_TRUE(saw_analyze);
+}
+#endif
+
+}  // namespace
+}  // namespace lpsim

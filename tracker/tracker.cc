@@ -1,0 +1,685 @@
+#include "tracker/tracker.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <unordered_map>
+
+#include "simd/analyze.h"
+#include "simd/quantize.h"
+#include "simd/scaling.h"
+#include "store/run_db.h"
+#include "tracker/capture.h"
+#include "tracker/distributed.h"
+
+namespace lpsim {
+
+std::string ModuleTypeName(const torch::nn::Module& m) {
+  std::string name = m.name();
+  const size_t colon = name.rfind("::");
+  if (colon != std::string::npos) name = name.substr(colon + 2);
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, "Impl") == 0) {
+    name.resize(name.size() - 4);
+  }
+  return name;
+}
+
+class Tracker::Impl {
+ public:
+  Impl(torch::nn::Module& model, torch::optim::Optimizer& optimizer, TrackerOptions opt)
+      : model_(model), optimizer_(optimizer), opt_(std::move(opt)), checker_(opt_.check_config) {}
+
+  Status Init(Tracker* owner);
+  torch::Tensor Tap(const std::string& name, const torch::Tensor& x,
+                    const std::string& module_type);
+  StepResult Step(const torch::Tensor& loss);
+  void Scalar(const std::string& name, double value);
+  void Close(const std::string& status);
+  void SetBatch(const torch::Tensor& inputs, const torch::Tensor& targets);
+  std::vector<Finding> findings() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return findings_;
+  }
+
+  int64_t step() const { return step_; }
+  bool Tracking() const { return step_ % opt_.every == 0; }
+  const std::string& run_path() const { return run_path_; }
+  std::vector<std::string> notes() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return notes_;
+  }
+  std::vector<TensorRecord> last_records() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_records_;
+  }
+
+ private:
+  struct Param {
+    std::string name;
+    torch::Tensor tensor;
+    torch::Tensor master;  // simulate mode: fp32 master copy
+  };
+
+  const Scaling& RecipeFor(Role role) const {
+    auto it = opt_.role_scaling.find(role);
+    return it == opt_.role_scaling.end() ? opt_.scaling : it->second;
+  }
+  bool Selected(const std::string& name, Role role) const {
+    if (!Contains(opt_.roles, role)) return false;
+    if (!opt_.include.empty() && !std::regex_search(name, include_re_)) return false;
+    if (!opt_.exclude.empty() && std::regex_search(name, exclude_re_)) return false;
+    return true;
+  }
+  void Note(const std::string& key, const std::string& text);
+  // A contiguous fp32 CPU view of t (a copy when needed), or undefined after
+  // recording a note when t cannot be analyzed.
+  torch::Tensor AsFloat(const std::string& name, const torch::Tensor& t);
+  void Record(const std::string& name, Role role, const torch::Tensor& t,
+              const std::string& module_type);
+  torch::Tensor FakeQuant(const Format& f, const std::string& key, Role role,
+                          const torch::Tensor& x);
+  float GlobalAmax(const torch::Tensor& x);
+  bool AllFinite(const torch::Tensor& t) const;
+  void RecordOptimizerState(const Param& p);
+  // A scalar to the run and to the rules.
+  void AddScalar(const ScalarRecord& s);
+  // Writes RUN_DIR/captures/step_N/ for finding f; returns the folder or "".
+  std::string Capture(const Finding& f, bool applied, double loss);
+  // Runs the rules on the step's records and applies their policies;
+  // returns the message of a "raise" finding, or "".
+  std::string Check(StepResult* result, double loss);
+
+  torch::nn::Module& model_;
+  torch::optim::Optimizer& optimizer_;
+  TrackerOptions opt_;
+  std::vector<Format> formats_;
+  Format sim_fwd_, sim_bwd_;
+  std::regex include_re_, exclude_re_;
+  std::unique_ptr<RunWriter> writer_;
+  std::string run_path_;
+  std::vector<Param> params_;
+  int rank_ = 0;
+  int64_t step_ = 0;
+  bool closed_ = false;
+
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::vector<DelayedScaler>> delayed_;  // per tensor, per format
+  std::unordered_map<std::string, DelayedScaler> sim_delayed_;           // simulate, per tensor
+  std::vector<TensorRecord> current_records_, last_records_;
+  std::vector<std::string> notes_;
+  std::set<std::string> noted_;
+
+  Checker checker_;                // guarded by mu_ (records may come from hooks)
+  std::vector<Finding> findings_;  // guarded by mu_
+  std::set<std::string> warned_;
+  torch::Tensor batch_inputs_, batch_targets_, batch_rng_;
+  int captures_ = 0;
+  int64_t last_capture_step_ = -1;
+  bool initial_fed_ = false;  // initial weights given to the rules
+};
+
+namespace {
+
+std::string Key(const std::string& name, Role role) { return ToString(role) + ":" + name; }
+
+StatusOr<Format> ParseOr(const std::string& spec, const char* what) {
+  StatusOr<Format> f = ParseFormat(spec);
+  if (!f.ok()) return Status::Error(std::string(what) + ": " + f.status().message());
+  return f;
+}
+
+// The 2-D view block recipes use: [numel / last_dim, last_dim].
+void Matrix(const torch::Tensor& t, size_t* rows, size_t* cols) {
+  const size_t n = static_cast<size_t>(t.numel());
+  *cols = t.dim() == 0 ? 1 : static_cast<size_t>(t.size(t.dim() - 1));
+  if (*cols == 0) *cols = 1;
+  *rows = n / *cols;
+}
+
+}  // namespace
+
+Status Tracker::Impl::Init(Tracker* owner) {
+  if (opt_.formats.empty()) return Status::Error("TrackerOptions.formats is empty: name at least one format");
+  if (opt_.formats.size() > kMaxAnalyzeFormats) {
+    return Status::Error("TrackerOptions.formats has " + std::to_string(opt_.formats.size()) +
+                         " formats; at most " + std::to_string(kMaxAnalyzeFormats) +
+                         " are simulated in one pass");
+  }
+  for (const std::string& spec : opt_.formats) {
+    StatusOr<Format> f = ParseOr(spec, "TrackerOptions.formats");
+    if (!f.ok()) return f.status();
+    formats_.push_back(f.value());
+  }
+  {
+    StatusOr<Format> f = ParseOr(opt_.simulate_forward, "TrackerOptions.simulate_forward");
+    if (!f.ok()) return f.status();
+    sim_fwd_ = f.value();
+    StatusOr<Format> b = ParseOr(opt_.simulate_backward, "TrackerOptions.simulate_backward");
+    if (!b.ok()) return b.status();
+    sim_bwd_ = b.value();
+  }
+  if (opt_.every < 1) return Status::Error("TrackerOptions.every must be >= 1 (got " + std::to_string(opt_.every) + ")");
+  if (opt_.threads < 1) opt_.threads = 1;
+  try {
+    if (!opt_.include.empty()) include_re_ = std::regex(opt_.include);
+  } catch (const std::regex_error& e) {
+    return Status::Error("TrackerOptions.include '" + opt_.include + "' is not a valid regex: " + e.what());
+  }
+  try {
+    if (!opt_.exclude.empty()) exclude_re_ = std::regex(opt_.exclude);
+  } catch (const std::regex_error& e) {
+    return Status::Error("TrackerOptions.exclude '" + opt_.exclude + "' is not a valid regex: " + e.what());
+  }
+  for (const auto& item : model_.named_parameters(/*recurse=*/true)) {
+    const torch::Tensor& t = item.value();
+    if (!t.device().is_cpu()) {
+      return Status::Error("parameter '" + item.key() + "' is on " + t.device().str() +
+                           ": lpsim analyzes CPU tensors; move the model to CPU");
+    }
+    params_.push_back({item.key(), t, {}});
+  }
+  if (opt_.process_group) rank_ = opt_.process_group->getRank();
+
+  nlohmann::json config = {
+      {"formats", opt_.formats},
+      {"scaling", opt_.scaling.Name()},
+      {"roles", ToString(opt_.roles)},
+      {"include", opt_.include},
+      {"exclude", opt_.exclude},
+      {"every", opt_.every},
+      {"simulate", opt_.simulate},
+      {"simulate_forward", opt_.simulate_forward},
+      {"simulate_backward", opt_.simulate_backward},
+      {"world_size", opt_.process_group ? opt_.process_group->getSize() : 1},
+  };
+  for (const auto& [role, s] : opt_.role_scaling) config["role_scaling"][ToString(role)] = s.Name();
+  if (rank_ == 0) {
+    std::string name = opt_.run_name;
+    if (name.empty()) {
+      std::string dir = opt_.run_dir;
+      while (!dir.empty() && dir.back() == '/') dir.pop_back();
+      name = dir.substr(dir.find_last_of('/') + 1);
+    }
+    StatusOr<std::unique_ptr<RunWriter>> w =
+        RunWriter::Open(opt_.run_dir, name, config.dump(), RunWriterOptions{opt_.overwrite});
+    if (!w.ok()) return w.status();
+    writer_ = std::move(w).value();
+    run_path_ = writer_->path();
+  }
+
+  // TrackedSequential children tap through this tracker.
+  for (const auto& item : model_.named_modules(/*name_prefix=*/"", /*include_self=*/false)) {
+    if (auto* seq = dynamic_cast<TrackedSequentialImpl*>(item.value().get())) {
+      seq->set_tracker(owner, item.key().empty() ? "" : item.key() + ".");
+    }
+  }
+  if (auto* seq = dynamic_cast<TrackedSequentialImpl*>(&model_)) seq->set_tracker(owner, "");
+
+  if (opt_.simulate) {
+    torch::NoGradGuard no_grad;
+    for (Param& p : params_) {
+      if (p.tensor.scalar_type() != torch::kFloat) continue;
+      p.master = p.tensor.detach().clone();
+      p.tensor.copy_(FakeQuant(sim_fwd_, p.name, Role::kWeight, p.master));
+    }
+  }
+  return Status();
+}
+
+void Tracker::Impl::Note(const std::string& key, const std::string& text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!noted_.insert(key).second) return;
+  notes_.push_back(text);
+  if (writer_) {
+    Finding f;
+    f.rule = "tracker_note";
+    f.severity = Severity::kInfo;
+    f.step = step_;
+    f.tensor = key;
+    f.message = text;
+    writer_->Add(f);
+  }
+}
+
+torch::Tensor Tracker::Impl::AsFloat(const std::string& name, const torch::Tensor& t) {
+  if (!t.device().is_cpu()) {
+    Note(name, "tensor '" + name + "' is on " + t.device().str() +
+                   ": only CPU tensors are analyzed; it was skipped");
+    return {};
+  }
+  const auto type = t.scalar_type();
+  if (type == torch::kFloat) return t.detach().contiguous();
+  if (type == torch::kBFloat16 || type == torch::kHalf || type == torch::kDouble) {
+    return t.detach().to(torch::kFloat).contiguous();  // bf16/fp16 widen exactly
+  }
+  Note(name, "tensor '" + name + "' has dtype " + std::string(c10::toString(type)) +
+                 ": only floating-point tensors are analyzed; it was skipped");
+  return {};
+}
+
+float Tracker::Impl::GlobalAmax(const torch::Tensor& x) {
+  float amax = simd::Amax(x.data_ptr<float>(), static_cast<size_t>(x.numel()), opt_.threads);
+  if (opt_.process_group) amax = MaxAcrossRanks(*opt_.process_group, amax);
+  return amax;
+}
+
+void Tracker::Impl::Record(const std::string& name, Role role, const torch::Tensor& t,
+                           const std::string& module_type) {
+  if (!t.defined() || !Selected(name, role)) return;
+  torch::Tensor x = AsFloat(name, t);
+  if (!x.defined()) return;
+  const float* data = x.data_ptr<float>();
+  const size_t n = static_cast<size_t>(x.numel());
+  const Scaling& recipe = RecipeFor(role);
+  const std::string key = Key(name, role);
+
+  std::vector<FormatSlot> slots;
+  std::vector<DelayedScaler>* delayed = nullptr;
+  if (recipe.kind == Scaling::Kind::kDelayed) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = delayed_.find(key);
+    if (it == delayed_.end()) {
+      std::vector<DelayedScaler> v;
+      for (const Format& f : formats_) v.emplace_back(f, recipe.delayed);
+      it = delayed_.emplace(key, std::move(v)).first;
+    }
+    delayed = &it->second;
+  }
+  const float amax = recipe.kind == Scaling::Kind::kCurrent ? GlobalAmax(x) : 0.0f;
+  for (size_t i = 0; i < formats_.size(); ++i) {
+    FormatSlot slot{formats_[i]};
+    if (recipe.kind == Scaling::Kind::kCurrent) slot.scale = CurrentScale(formats_[i], amax, recipe.scale);
+    if (delayed) slot.scale = (*delayed)[i].Scale();
+    slots.push_back(slot);
+  }
+  AnalyzeResult result = simd::Analyze(data, n, slots, opt_.threads);
+  if (recipe.kind == Scaling::Kind::kBlock) {
+    size_t rows, cols;
+    Matrix(x, &rows, &cols);
+    std::vector<float> out(n);
+    std::vector<float> scales(recipe.block.BlocksPerRow(cols) * recipe.block.BlocksPerCol(rows));
+    for (size_t i = 0; i < formats_.size(); ++i) {
+      simd::BlockQuantize(formats_[i], data, rows, cols, recipe.block, {}, out.data(),
+                          scales.data(), &result.formats[i], opt_.threads);
+    }
+  }
+  if (opt_.process_group) ReduceAcrossRanks(*opt_.process_group, &result);
+  if (delayed) {
+    for (DelayedScaler& d : *delayed) d.Update(result.stats.max_abs);
+  }
+  if (rank_ != 0) return;
+
+  TensorRecord rec;
+  rec.step = step_;
+  rec.name = name;
+  rec.role = role;
+  rec.shape = t.sizes().vec();
+  rec.dtype = c10::toString(t.scalar_type());
+  rec.module_type = module_type;
+  rec.stats = std::move(result.stats);
+  for (size_t i = 0; i < formats_.size(); ++i) {
+    rec.formats.push_back({formats_[i].name(), recipe.Name(), slots[i].scale, result.formats[i]});
+  }
+  writer_->Add(rec);
+  if (opt_.on_record) opt_.on_record(rec);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (opt_.checks) checker_.Add(rec);
+  current_records_.push_back(std::move(rec));
+}
+
+torch::Tensor Tracker::Impl::FakeQuant(const Format& f, const std::string& key, Role role,
+                                       const torch::Tensor& x_in) {
+  torch::Tensor x = x_in.detach().to(torch::kFloat).contiguous();
+  torch::Tensor out = torch::empty_like(x);
+  const size_t n = static_cast<size_t>(x.numel());
+  const Scaling& recipe = RecipeFor(role);
+  QuantizeOptions q;
+  switch (recipe.kind) {
+    case Scaling::Kind::kNone: break;
+    case Scaling::Kind::kCurrent: q.scale = CurrentScale(f, GlobalAmax(x), recipe.scale); break;
+    case Scaling::Kind::kDelayed: {
+      DelayedScaler* d;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        d = &sim_delayed_.try_emplace(Key(key, role), f, recipe.delayed).first->second;
+      }
+      q.scale = d->Scale();
+      d->Update(GlobalAmax(x));
+      break;
+    }
+    case Scaling::Kind::kBlock: {
+      size_t rows, cols;
+      Matrix(x, &rows, &cols);
+      std::vector<float> scales(recipe.block.BlocksPerRow(cols) * recipe.block.BlocksPerCol(rows));
+      simd::BlockQuantize(f, x.data_ptr<float>(), rows, cols, recipe.block, q,
+                          out.data_ptr<float>(), scales.data(), nullptr, opt_.threads);
+      return out.to(x_in.scalar_type());
+    }
+  }
+  simd::Quantize(f, x.data_ptr<float>(), n, q, out.data_ptr<float>(), nullptr, opt_.threads);
+  return out.to(x_in.scalar_type());
+}
+
+torch::Tensor Tracker::Impl::Tap(const std::string& name, const torch::Tensor& x,
+                                 const std::string& module_type) {
+  if (!x.defined()) return x;
+  const bool tracking = Tracking();
+  if (tracking) Record(name, Role::kActivation, x, module_type);
+  torch::Tensor y = x;
+  if (opt_.simulate && x.is_floating_point() && x.device().is_cpu()) {
+    // Straight-through: forward sees q(x), backward passes the gradient on.
+    torch::Tensor q = FakeQuant(sim_fwd_, name, Role::kActivation, x);
+    y = x + (q - x).detach();
+  }
+  if (y.requires_grad() && (opt_.simulate || (tracking && Selected(name, Role::kActivationGrad)))) {
+    const int64_t step = step_;
+    y.register_hook([this, name, module_type, step](torch::Tensor grad) -> torch::Tensor {
+      if (step == step_ && Tracking()) Record(name, Role::kActivationGrad, grad, module_type);
+      if (!opt_.simulate) return {};
+      return FakeQuant(sim_bwd_, name, Role::kActivationGrad, grad);
+    });
+  }
+  return y;
+}
+
+bool Tracker::Impl::AllFinite(const torch::Tensor& t) const {
+  // One summing pass; NaN and Inf propagate. Only a finite-overflow false
+  // alarm needs the exact (slower) check.
+  if (std::isfinite(t.sum().item<double>())) return true;
+  return torch::isfinite(t).all().item<bool>();
+}
+
+void Tracker::Impl::RecordOptimizerState(const Param& p) {
+  auto& state = optimizer_.state();
+  // LibTorch keys optimizer state by the parameter's TensorImpl address.
+  auto it = state.find(c10::guts::to_string(p.tensor.unsafeGetTensorImpl()));
+  if (it == state.end()) return;
+  torch::optim::OptimizerParamState* s = it->second.get();
+  std::vector<std::pair<const char*, torch::Tensor>> tensors;
+  if (auto* a = dynamic_cast<torch::optim::AdamParamState*>(s)) {
+    tensors = {{"exp_avg", a->exp_avg()}, {"exp_avg_sq", a->exp_avg_sq()}, {"max_exp_avg_sq", a->max_exp_avg_sq()}};
+  } else if (auto* w = dynamic_cast<torch::optim::AdamWParamState*>(s)) {
+    tensors = {{"exp_avg", w->exp_avg()}, {"exp_avg_sq", w->exp_avg_sq()}, {"max_exp_avg_sq", w->max_exp_avg_sq()}};
+  } else if (auto* g = dynamic_cast<torch::optim::SGDParamState*>(s)) {
+    tensors = {{"momentum_buffer", g->momentum_buffer()}};
+  } else if (auto* r = dynamic_cast<torch::optim::RMSpropParamState*>(s)) {
+    tensors = {{"square_avg", r->square_avg()}, {"momentum_buffer", r->momentum_buffer()}, {"grad_avg", r->grad_avg()}};
+  } else if (auto* ag = dynamic_cast<torch::optim::AdagradParamState*>(s)) {
+    tensors = {{"sum", ag->sum()}};
+  }
+  for (const auto& [key, t] : tensors) {
+    if (t.defined() && t.numel() > 0) Record(p.name + "." + key, Role::kOptimizerState, t, "");
+  }
+}
+
+StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
+  StepResult result;
+  result.step = step_;
+  result.tracked = Tracking();
+  torch::NoGradGuard no_grad;
+
+  // 1. Loss and gradients must be finite before anything is applied.
+  const double loss_value = loss.defined() ? loss.detach().item<double>() : 0.0;
+  std::string bad;
+  if (!std::isfinite(loss_value)) bad = "loss is " + std::to_string(loss_value);
+  for (const Param& p : params_) {
+    if (!bad.empty()) break;
+    const torch::Tensor& g = p.tensor.grad();
+    if (g.defined() && !AllFinite(g)) bad = "gradient of '" + p.name + "' is not finite";
+  }
+  if (opt_.process_group) {  // every rank skips if any rank saw a non-finite value
+    torch::Tensor flag = torch::full({1}, bad.empty() ? 0.0f : 1.0f);
+    std::vector<torch::Tensor> v = {flag};
+    c10d::AllreduceOptions o;
+    o.reduceOp = c10d::ReduceOp::MAX;
+    opt_.process_group->allreduce(v, o)->wait();
+    if (bad.empty() && flag.item<float>() > 0) bad = "another rank saw a non-finite loss or gradient";
+  }
+
+  AddScalar(ScalarRecord{step_, "loss", loss_value});
+  if (!optimizer_.param_groups().empty()) {
+    AddScalar(ScalarRecord{step_, "lr", optimizer_.param_groups()[0].options().get_lr()});
+  }
+
+  if (!bad.empty()) {
+    result.applied = false;
+    result.reason = bad;
+    if (writer_) {
+      Finding f;
+      f.rule = "nonfinite_update_skipped";
+      f.severity = Severity::kError;
+      f.step = step_;
+      f.message = "step " + std::to_string(step_) + " was not applied: " + bad +
+                  ". The update was skipped so the weights stay finite; look at the learning "
+                  "rate, the loss scale and the inputs of this step.";
+      f.evidence["loss"] = loss_value;
+      writer_->Add(f);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        findings_.push_back(f);
+      }
+      if (opt_.capture_nonfinite) result.capture_dir = Capture(f, /*applied=*/false, loss_value);
+    }
+  } else {
+    // 2. Weight gradients (as computed), then simulate's view of them.
+    if (result.tracked) {
+      for (const Param& p : params_) Record(p.name, Role::kWeightGrad, p.tensor.grad(), "");
+    }
+    if (!initial_fed_ && writer_ && opt_.checks) {
+      // The rules judge initialization on the weights before any update.
+      initial_fed_ = true;
+      for (const Param& p : params_) {
+        if (p.tensor.scalar_type() != torch::kFloat) continue;
+        torch::Tensor x = p.tensor.detach().contiguous();
+        TensorRecord rec;
+        rec.step = step_;
+        rec.name = p.name;
+        rec.role = Role::kWeight;
+        rec.shape = x.sizes().vec();
+        rec.stats = simd::Analyze(x.data_ptr<float>(), static_cast<size_t>(x.numel()), {}, opt_.threads).stats;
+        std::lock_guard<std::mutex> lock(mu_);
+        checker_.AddInitialWeight(rec);
+      }
+    }
+    std::vector<torch::Tensor> before;
+    const bool ratios = result.tracked && Contains(opt_.roles, Role::kWeight);
+    for (Param& p : params_) {
+      if (opt_.simulate && p.master.defined()) {
+        torch::Tensor& g = p.tensor.mutable_grad();
+        if (g.defined()) g.copy_(FakeQuant(sim_bwd_, p.name, Role::kWeightGrad, g));
+        p.tensor.copy_(p.master);  // the update applies to the fp32 master weights
+      }
+      if (ratios) before.push_back(p.tensor.detach().clone());
+    }
+    // 3. The update.
+    optimizer_.step();
+    // 4. Weights, update ratios, optimizer state.
+    for (size_t i = 0; i < params_.size(); ++i) {
+      Param& p = params_[i];
+      if (result.tracked) {
+        Record(p.name, Role::kWeight, p.tensor, "");
+        if (ratios && writer_ && Selected(p.name, Role::kWeight)) {
+          const double dw = (p.tensor - before[i]).abs().mean().item<double>();
+          const double w = p.tensor.abs().mean().item<double>();
+          AddScalar(ScalarRecord{step_, "update_ratio/" + p.name, w > 0 ? dw / w : 0.0});
+        }
+        RecordOptimizerState(p);
+      }
+      if (opt_.simulate && p.master.defined()) {
+        p.master.copy_(p.tensor);
+        p.tensor.copy_(FakeQuant(sim_fwd_, p.name, Role::kWeight, p.master));
+      }
+    }
+  }
+
+  const std::string raise = Check(&result, loss_value);
+  if (writer_) writer_->EndStep(step_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (result.tracked) {
+      last_records_ = std::move(current_records_);
+      current_records_.clear();
+    }
+  }
+  batch_inputs_ = batch_targets_ = batch_rng_ = torch::Tensor();
+  ++step_;
+  if (!raise.empty()) throw TrackerError(raise);
+  return result;
+}
+
+void Tracker::Impl::Scalar(const std::string& name, double value) {
+  AddScalar(ScalarRecord{step_, name, value});
+}
+
+void Tracker::Impl::AddScalar(const ScalarRecord& s) {
+  if (!writer_) return;
+  writer_->Add(s);
+  if (!opt_.checks) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  checker_.Add(s);
+}
+
+void Tracker::Impl::SetBatch(const torch::Tensor& inputs, const torch::Tensor& targets) {
+  batch_inputs_ = inputs.defined() ? inputs.detach() : inputs;
+  batch_targets_ = targets.defined() ? targets.detach() : targets;
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  batch_rng_ = gen.get_state();
+}
+
+std::string Tracker::Impl::Capture(const Finding& f, bool applied, double loss) {
+  if (!writer_ || last_capture_step_ == step_) return "";
+  if (captures_ >= opt_.max_captures) {
+    Note("captures", "more than " + std::to_string(opt_.max_captures) +
+                         " captures in this run (TrackerOptions.max_captures): later steps were not captured");
+    return "";
+  }
+  const std::string dir =
+      (std::filesystem::path(opt_.run_dir) / "captures" / ("step_" + std::to_string(step_))).string();
+  CaptureInput in;
+  in.manifest.step = step_;
+  in.manifest.model = opt_.capture_model;
+  in.manifest.reason = f.rule + ": " + f.message;
+  in.manifest.loss = loss;
+  in.manifest.lr = optimizer_.param_groups().empty() ? 0.0 : optimizer_.param_groups()[0].options().get_lr();
+  in.manifest.update_applied = applied;
+  in.finding = f;
+  in.inputs = batch_inputs_;
+  in.targets = batch_targets_;
+  in.rng_state = batch_rng_;
+  const Status s = WriteCapture(dir, model_, optimizer_, in);
+  if (!s.ok()) {
+    Note("capture_failed", s.message());
+    return "";
+  }
+  ++captures_;
+  last_capture_step_ = step_;
+  writer_->AddCapture(step_, dir, f.rule + (f.tensor.empty() ? "" : " in " + f.tensor));
+  return dir;
+}
+
+std::string Tracker::Impl::Check(StepResult* result, double loss) {
+  if (!writer_ || !opt_.checks) return "";
+  std::vector<Finding> fresh;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    fresh = checker_.EndStep(step_);
+    findings_.insert(findings_.end(), fresh.begin(), fresh.end());
+  }
+  std::string raise;
+  for (const Finding& f : fresh) {
+    writer_->Add(f);
+    switch (checker_.PolicyFor(f.rule)) {
+      case Policy::kLog: break;
+      case Policy::kWarn:
+        if (warned_.insert(f.rule + "|" + f.tensor).second) {
+          std::cerr << "lpsim: " << ToString(f.severity) << " at step " << f.step << " [" << f.rule << "] "
+                    << f.message << "\n";
+        }
+        break;
+      case Policy::kRaise:
+        if (raise.empty()) raise = "lpsim: rule " + f.rule + " fired at step " + std::to_string(f.step) + ": " + f.message;
+        break;
+      case Policy::kStop: result->stop = true; break;
+      case Policy::kCapture: {
+        const std::string dir = Capture(f, result->applied, loss);
+        if (!dir.empty()) result->capture_dir = dir;
+        break;
+      }
+    }
+  }
+  result->findings = std::move(fresh);
+  return raise;
+}
+
+void Tracker::Impl::Close(const std::string& status) {
+  if (closed_) return;
+  closed_ = true;
+  if (writer_) writer_->Close(status == "finished" ? Status() : Status::Error(status));
+}
+
+// --- Tracker -----------------------------------------------------------------
+
+Tracker::Tracker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Tracker::Tracker(torch::nn::Module& model, torch::optim::Optimizer& optimizer, TrackerOptions opt)
+    : impl_(std::make_unique<Impl>(model, optimizer, std::move(opt))) {
+  Status s = impl_->Init(this);
+  if (!s.ok()) throw TrackerError("lpsim::Tracker: " + s.message());
+}
+
+StatusOr<std::unique_ptr<Tracker>> Tracker::Create(torch::nn::Module& model,
+                                                   torch::optim::Optimizer& optimizer,
+                                                   TrackerOptions opt) {
+  std::unique_ptr<Tracker> t(new Tracker(std::make_unique<Impl>(model, optimizer, std::move(opt))));
+  Status s;
+  try {
+    s = t->impl_->Init(t.get());
+  } catch (const c10::Error& e) {
+    s = Status::Error(std::string("LibTorch error while setting up the tracker: ") + e.what_without_backtrace());
+  }
+  if (!s.ok()) return s;
+  return t;
+}
+
+Tracker::~Tracker() {
+  if (impl_) impl_->Close("finished");
+}
+
+torch::Tensor Tracker::tap(const std::string& name, const torch::Tensor& x,
+                           const std::string& module_type) {
+  return impl_->Tap(name, x, module_type);
+}
+
+StepResult Tracker::step(const torch::Tensor& loss) { return impl_->Step(loss); }
+void Tracker::set_batch(const torch::Tensor& inputs, const torch::Tensor& targets) {
+  impl_->SetBatch(inputs, targets);
+}
+std::vector<Finding> Tracker::findings() const { return impl_->findings(); }
+void Tracker::scalar(const std::string& name, double value) { impl_->Scalar(name, value); }
+int64_t Tracker::current_step() const { return impl_->step(); }
+bool Tracker::tracking_now() const { return impl_->Tracking(); }
+const std::string& Tracker::run_path() const { return impl_->run_path(); }
+std::vector<std::string> Tracker::notes() const { return impl_->notes(); }
+std::vector<TensorRecord> Tracker::last_records() const { return impl_->last_records(); }
+void Tracker::Close(const std::string& status) { impl_->Close(status); }
+
+torch::Tensor TrackedSequentialImpl::forward(torch::Tensor x) {
+  const auto children = named_children();
+  size_t i = 0;
+  for (auto it = begin(); it != end(); ++it, ++i) {
+    x = it->forward(x);
+    if (tracker_ && is_training() && i < children.size()) {
+      x = tracker_->tap(prefix_ + children[i].key(), x, ModuleTypeName(*children[i].value()));
+    }
+  }
+  return x;
+}
+
+}  // namespace lpsim

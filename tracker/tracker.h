@@ -1,0 +1,180 @@
+// Tracker: wraps a LibTorch training loop, simulates formats and scaling per
+// tensor, and keeps the run.
+//
+// Every tracked tensor (activations at taps, their gradients, weights, weight
+// gradients, optimizer state) goes through one SIMD analyze pass per tracked
+// step for all candidate formats; the records go to the run database
+// (store/) on a background thread.
+//
+//   #include <lpsim/tracker.h>
+//   lpsim::TrackerOptions opt;
+//   opt.formats = {"e4m3fn", "e5m2", "bf16"};
+//   opt.scaling = lpsim::Scaling::Delayed(16);
+//   opt.run_dir = "runs/exp1";
+//   lpsim::Tracker tracker(*model, optimizer, opt);
+//   for (...) {
+//     optimizer.zero_grad();
+//     x = tracker.tap("fc1", model->fc1(x));   // activation + its gradient
+//     ...
+//     loss.backward();
+//     tracker.step(loss);                      // replaces optimizer.step()
+//   }
+#ifndef LPSIM_TRACKER_TRACKER_H_
+#define LPSIM_TRACKER_TRACKER_H_
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/torch.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "checks/checker.h"
+#include "checks/records.h"
+#include "formats/status.h"
+#include "tracker/scaling_recipe.h"
+
+namespace lpsim {
+
+struct TrackerOptions {
+  // Candidate formats: built-in names or custom specs (docs/formats.md).
+  std::vector<std::string> formats = {"e4m3fn", "e5m2", "bf16"};
+  // The recipe applied before each cast, and overrides for single roles.
+  Scaling scaling = Scaling::Delayed(16);
+  std::map<Role, Scaling> role_scaling;
+  Role roles = Role::All;
+  // ECMAScript regexes searched in tensor names ("fc1", "fc1.weight",
+  // "fc1.weight.exp_avg"); empty include = everything, empty exclude = nothing.
+  std::string include;
+  std::string exclude;
+  // Record every `every`-th step (loss and learning rate: every step).
+  int every = 1;
+  std::string run_dir = "runs/run";
+  std::string run_name;        // default: the run_dir's last component
+  bool overwrite = false;      // replace an existing run in run_dir
+  // Simulate mode: activations at taps and weights in forward are
+  // fake-quantized to simulate_forward, activation and weight gradients to
+  // simulate_backward (straight-through), fp32 master weights kept; each with
+  // the recipe of its role. Analysis still sees the unquantized values.
+  bool simulate = false;
+  std::string simulate_forward = "e4m3fn";
+  std::string simulate_backward = "e5m2";
+  int threads = 1;             // analyze threads per tensor
+  // Distributed: counts and histograms are all-reduced over this group and
+  // rank 0 records. All ranks must tap the same tensors in the same order.
+  c10::intrusive_ptr<c10d::ProcessGroup> process_group;
+  // Called with every record of a tracked step on the recording rank, on
+  // the training thread (for live views and rules).
+  std::function<void(const TensorRecord&)> on_record;
+
+  // Verification rules (checks/checker.h, docs/checks.md) run live on the
+  // recording rank at the end of every step; their findings go to the run
+  // database, Tracker::findings() and StepResult::findings, and each rule's
+  // policy applies: warn prints to stderr (once per rule and tensor), raise
+  // throws TrackerError from step() (after the step is recorded), stop sets
+  // StepResult::stop, capture writes a capture folder of the step.
+  bool checks = true;
+  CheckConfig check_config = CheckConfig::Defaults();
+  // On a non-finite loss or gradient (the update is skipped), write
+  // RUN_DIR/captures/step_N/ (tracker/capture.h) and a captures row.
+  bool capture_nonfinite = true;
+  int max_captures = 10;       // per run; later ones only leave a note
+  // Stored in the capture manifest: the built-in "mlp"/"cnn" let
+  // `lpsim replay` rebuild the model; any other name is for lpsim::Replay.
+  std::string capture_model;
+};
+
+// Thrown by the Tracker constructor (use Tracker::Create for a Status).
+class TrackerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct StepResult {
+  int64_t step = 0;       // the step just finished
+  bool applied = true;    // false: non-finite loss or gradient, update skipped
+  bool tracked = false;   // records were taken at this step
+  std::string reason;     // why the update was skipped
+  bool stop = false;      // a rule with policy "stop" fired: end the training loop
+  std::vector<Finding> findings;  // new findings of this step (most severe first)
+  std::string capture_dir;        // the capture folder written at this step, if any
+};
+
+class Tracker {
+ public:
+  // Validates everything up front (formats, regexes, run directory, model
+  // parameters on CPU); throws TrackerError with a message saying what to fix.
+  Tracker(torch::nn::Module& model, torch::optim::Optimizer& optimizer, TrackerOptions opt);
+  static StatusOr<std::unique_ptr<Tracker>> Create(torch::nn::Module& model,
+                                                   torch::optim::Optimizer& optimizer,
+                                                   TrackerOptions opt);
+  ~Tracker();  // flushes the run and marks it finished
+  Tracker(const Tracker&) = delete;
+  Tracker& operator=(const Tracker&) = delete;
+
+  // Records an activation (and, through a tensor hook, its gradient) and
+  // returns x, fake-quantized in simulate mode. `module_type` helps rules
+  // and exports ("Linear", "ReLU", "Sigmoid", ...).
+  torch::Tensor tap(const std::string& name, const torch::Tensor& x,
+                    const std::string& module_type = "");
+
+  // Checks loss and gradients are finite, records weight gradients, steps the
+  // optimizer (unless something is non-finite), records weights, update/weight
+  // ratios, optimizer state, loss and learning rate.
+  // Throws TrackerError when a rule with policy "raise" fired.
+  StepResult step(const torch::Tensor& loss);
+
+  // Registers this step's batch for a capture (tracker/capture.h) and
+  // snapshots the CPU RNG state, so call it before the forward pass. The
+  // tensors are kept (not copied) until the step ends.
+  void set_batch(const torch::Tensor& inputs, const torch::Tensor& targets);
+  // Every finding of the run so far (rules and skipped steps), in order.
+  std::vector<Finding> findings() const;
+
+  // Records a named scalar at the current step (accuracy, ...).
+  void scalar(const std::string& name, double value);
+
+  int64_t current_step() const;
+  bool tracking_now() const;      // whether this step is recorded
+  const std::string& run_path() const;   // RUN_DIR/run.db
+  std::vector<std::string> notes() const;  // tensors skipped and why
+  // The records of the most recent tracked step (recording rank only).
+  std::vector<TensorRecord> last_records() const;
+  // Flushes and marks the run finished ("finished" = ok; anything else is
+  // stored as the reason the run failed); later calls do nothing.
+  void Close(const std::string& status = "finished");
+
+  class Impl;
+
+ private:
+  explicit Tracker(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// A Sequential whose every child's output is tapped (named by the child's
+// name, e.g. "0", "1" or the names given at construction) once a Tracker is
+// built over a model that contains it.
+class TrackedSequentialImpl : public torch::nn::SequentialImpl {
+ public:
+  using torch::nn::SequentialImpl::SequentialImpl;
+  torch::Tensor forward(torch::Tensor x);
+  void set_tracker(Tracker* tracker, const std::string& prefix) {
+    tracker_ = tracker;
+    prefix_ = prefix;
+  }
+
+ private:
+  Tracker* tracker_ = nullptr;
+  std::string prefix_;
+};
+TORCH_MODULE(TrackedSequential);
+
+// "torch::nn::LinearImpl" -> "Linear".
+std::string ModuleTypeName(const torch::nn::Module& m);
+
+}  // namespace lpsim
+
+#endif  // LPSIM_TRACKER_TRACKER_H_
