@@ -26,9 +26,8 @@ namespace {
 // Quantize (out_kind 0) and Encode (code width) share one driver.
 void CastDriver(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
                 int out_kind, void* out, CastCounts* counts, int threads) {
-  internal::CastParams p =
+  const internal::CastParams p =
       internal::MakeCastParams(f, opt.rounding, opt.seed, opt.index_offset, opt.scale);
-  p.stream = out_kind == 0 && n >= internal::kStreamElements;
   const bool sums = counts != nullptr;
   const size_t chunks = NumSumChunks(n);
   std::vector<double> chunk_err(sums ? chunks : 0), chunk_sig(sums ? chunks : 0);

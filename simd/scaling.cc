@@ -243,9 +243,8 @@ void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
 
   // 3. The cast, in whole summation chunks.
   const Format elem = ElementFormat(f, spec);
-  internal::CastParams p =
+  const internal::CastParams p =
       internal::MakeCastParams(elem, opt.rounding, opt.seed, opt.index_offset, 1.0f);
-  p.stream = n >= internal::kStreamElements;
   const bool sums = counts != nullptr;
   const size_t chunks = NumSumChunks(n);
   std::vector<double> chunk_err(sums ? chunks : 0), chunk_sig(sums ? chunks : 0);

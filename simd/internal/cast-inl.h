@@ -35,7 +35,6 @@
 
 #include "formats/fixed_sum.h"
 #include "formats/reference.h"
-#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "simd/internal/cast_params.h"
 
@@ -503,33 +502,14 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
     }
     const bool unit_scale = p.scale == 1.0f;
     bool mismatch = false;
-    // Streaming stores: whole vectors when `out` is vector-aligned here,
-    // else 16-byte pieces (large std::vector buffers are 16-byte aligned).
-    int stream_mode = 0;
-    if constexpr (kOut == kOutFloat) {
-      const uintptr_t addr = reinterpret_cast<uintptr_t>(out + i);
-      if (p.stream) stream_mode = addr % (kNF * sizeof(float)) == 0 ? 2 : addr % 16 == 0 ? 1 : 0;
-    }
+
 
     const bool exact_diff = !kLaneScale && p.fast_exact_diff;
 
     // Output and sums of one vector. `fast`: q came from path A.
     auto finish = [&](size_t iu, size_t u, VF x, VU code, VF q, bool x_finite, bool fast) {
       if constexpr (kOut == kOutFloat) {
-        if (HWY_LIKELY(stream_mode == 0)) {
-          hn::StoreU(q, df, out + iu);
-        } else if (stream_mode == 2) {
-          hn::Stream(q, df, out + iu);
-        } else {
-#if HWY_TARGET == HWY_SCALAR
-          hn::StoreU(q, df, out + iu);
-#else
-          const hn::Full128<float> d4;
-          HWY_ALIGN float buf[kNF];
-          hn::Store(q, df, buf);
-          for (size_t j = 0; j < kNF; j += 4) hn::Stream(hn::Load(d4, buf + j), d4, out + iu + j);
-#endif
-        }
+        hn::StoreU(q, df, out + iu);
       } else if constexpr (kOut == kOutU32) {
         hn::StoreU(code, du, out + iu);
       } else if constexpr (kOut == kOutU16) {
@@ -697,7 +677,6 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
     }
     if (mismatch) st->sig_mismatch = true;
     AddCounters(c, st);
-    if (stream_mode != 0) hwy::FlushStream();
   }
   for (; i < n; ++i) scalar(i);
 }

@@ -34,9 +34,6 @@ struct CastParams {
   uint64_t index_offset = 0;  // stochastic index of position 0
   float scale = 1.0f;
   float inv_scale = 1.0f;     // 1.0f / scale, formed in fp32 as QuantizeRef does
-  // Float outputs use non-temporal stores (set by drivers for outputs larger
-  // than the caches: kStreamElements): no read-for-ownership of `out`.
-  bool stream = false;
 
   // Layout (see Format).
   uint32_t m = 0;             // mantissa bits
@@ -88,9 +85,6 @@ struct CastParams {
   uint32_t inf_code = 0;
   uint32_t code_mask = 0;     // (1 << total_bits) - 1
 };
-
-// Outputs of at least this many floats are written with streaming stores.
-constexpr size_t kStreamElements = size_t{1} << 40;  // 32 MiB
 
 // Precondition: scale finite and > 0 (as for QuantizeRef).
 CastParams MakeCastParams(const Format& f, Rounding rounding, uint64_t seed,

@@ -7,9 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <cstdlib>
 #include <limits>
-#include <memory>
 #include <vector>
 
 #include "formats/fixed_sum.h"
@@ -149,26 +147,6 @@ TEST_P(SimdQuantize, FastPathDifferenceEdges) {
         if (HasFatalFailure()) return;
       }
     }
-  }
-}
-
-// Outputs of 32 MiB and more are written with streaming stores: whole
-// vectors, 16-byte pieces or plain stores depending on the alignment.
-TEST_P(SimdQuantize, LargeOutputsWithStreamingStores) {
-  const size_t n = (size_t{1} << 23) + 1003;
-  const Format f = *ParseFormat("e4m3fn");
-  const std::vector<float> data = AdversarialData(f, 2.0f, n + 16, 19);
-  QuantizeOptions opt;
-  opt.scale = 2.0f;
-  std::vector<float> want(n + 16);
-  CastCounts want_c;
-  QuantizeRef(f, data.data(), n + 16, opt, want.data(), &want_c);
-  // 64-byte aligned storage; out offsets 0 (aligned), 4 floats (16 bytes), 1.
-  std::unique_ptr<float[], void (*)(void*)> out(
-      static_cast<float*>(std::aligned_alloc(64, (n + 64) * sizeof(float))), std::free);
-  for (size_t off : {size_t{0}, size_t{4}, size_t{1}}) {
-    simd::Quantize(f, data.data(), n, opt, out.get() + off, nullptr, 2);
-    ASSERT_TRUE(SameBits(out.get() + off, want.data(), n)) << "out offset " << off;
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <ostream>
 #include <vector>
 
 #include "formats/reference.h"
@@ -18,6 +19,16 @@
 #ifndef LPSIM_SWEEP_STRIDE
 #define LPSIM_SWEEP_STRIDE 4099
 #endif
+
+// The two builds need distinct suite names: ctest test properties (labels)
+// are set by name.
+#if LPSIM_SWEEP_STRIDE == 1
+#define LPSIM_SWEEP_SUITE SimdExhaustive
+#else
+#define LPSIM_SWEEP_SUITE SimdSweep
+#endif
+#define LPSIM_TEST_P(suite, name) TEST_P(suite, name)
+#define LPSIM_INSTANTIATE(prefix, suite, ...) INSTANTIATE_TEST_SUITE_P(prefix, suite, __VA_ARGS__)
 
 namespace lpsim {
 namespace {
@@ -32,6 +43,11 @@ struct Param {
   Rounding rounding;
 };
 
+// Readable and stable ctest names ("... # GetParam() = e4m3fn rne").
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.format.name() << " " << ToString(p.rounding);
+}
+
 std::vector<Param> Params() {
   std::vector<Param> out;
   const std::vector<Format>& formats =
@@ -44,7 +60,7 @@ std::vector<Param> Params() {
   return out;
 }
 
-class SimdSweep : public ::testing::TestWithParam<Param> {};
+class LPSIM_SWEEP_SUITE : public ::testing::TestWithParam<Param> {};
 
 uint32_t CodeAt(const std::vector<uint8_t>& codes, size_t bytes, size_t i) {
   uint32_t c = 0;
@@ -52,7 +68,7 @@ uint32_t CodeAt(const std::vector<uint8_t>& codes, size_t bytes, size_t i) {
   return c;
 }
 
-TEST_P(SimdSweep, EncodeEqualsReference) {
+LPSIM_TEST_P(LPSIM_SWEEP_SUITE, EncodeEqualsReference) {
   const Format& f = GetParam().format;
   const Rounding r = GetParam().rounding;
   const size_t bytes = simd::CodeBytes(f);
@@ -105,7 +121,7 @@ TEST_P(SimdSweep, EncodeEqualsReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, SimdSweep, ::testing::ValuesIn(Params()),
+LPSIM_INSTANTIATE(Formats, LPSIM_SWEEP_SUITE, ::testing::ValuesIn(Params()),
                          [](const ::testing::TestParamInfo<Param>& info) {
                            return testing_simd::SafeName(info.param.format.name()) + "_" +
                                   ToString(info.param.rounding);
