@@ -254,15 +254,7 @@ void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
                                           inv.data(), c0, c1, out, sums, chunk_err.data(),
                                           chunk_sig.data(), &partial[w]);
   });
-  if (!counts) return;
-  internal::CastState total;
-  for (const internal::CastState& s : partial) total.AddCounts(s);
-  CastCounts c;
-  c.numel = n;
-  total.CopyCountsTo(&c);
-  c.sq_error = PairwiseSum(chunk_err.data(), chunks);
-  c.sq_signal = PairwiseSum(chunk_sig.data(), chunks);
-  *counts = c;
+  if (counts) *counts = internal::FinishCounts(n, partial, chunk_err, chunk_sig);
 }
 
 void BlockQuantizeRef(const Format& f, const float* in, size_t rows, size_t cols,

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "formats/fixed_sum.h"
 #include "formats/format.h"
@@ -129,6 +130,21 @@ struct CastState {
     c->zero_in = zero_in;
   }
 };
+
+// The counts of n elements cast by several workers: integer counts summed,
+// the per-chunk sums combined in the fixed order of formats/fixed_sum.h.
+inline CastCounts FinishCounts(size_t n, const std::vector<CastState>& partial,
+                               const std::vector<double>& chunk_err,
+                               const std::vector<double>& chunk_sig) {
+  CastState total;
+  for (const CastState& s : partial) total.AddCounts(s);
+  CastCounts c;
+  c.numel = n;
+  total.CopyCountsTo(&c);
+  c.sq_error = PairwiseSum(chunk_err.data(), chunk_err.size());
+  c.sq_signal = PairwiseSum(chunk_sig.data(), chunk_sig.size());
+  return c;
+}
 
 // One element exactly as QuantizeRef treats it (the scalar heads and tails of
 // the vector loops, and vectors holding fp32 specials). `pos` is the element's
