@@ -19,11 +19,22 @@ float FromBits(uint32_t b) {
   return x;
 }
 
+uint32_t ToBits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b & 0x7fffffffu;
+}
+
 }  // namespace
 
 float TensorStats::Quantile(double p) const {
+  // Every count lies in the bins of [min_abs, max_abs] (the result is
+  // clamped to them anyway), so only that span is read: rules and the store
+  // ask several quantiles of every record.
+  const size_t first = std::min<size_t>(ToBits(min_abs) >> simd::internal::kLogShift, log_hist.size());
+  const size_t last = std::min<size_t>((ToBits(max_abs) >> simd::internal::kLogShift) + 1, log_hist.size());
   uint64_t total = 0;
-  for (uint64_t c : log_hist) total += c;
+  for (size_t b = first; b < last; ++b) total += log_hist[b];
   if (total == 0) return 0.0f;
   if (!(p > 0.0)) p = 0.0;  // NaN too
   if (p > 1.0) p = 1.0;
@@ -31,8 +42,8 @@ float TensorStats::Quantile(double p) const {
   uint64_t rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(total)));
   rank = std::min(std::max<uint64_t>(rank, 1), total);
   uint64_t seen = 0;
-  size_t bin = 0;
-  for (; bin < log_hist.size(); ++bin) {
+  size_t bin = first;
+  for (; bin < last; ++bin) {
     seen += log_hist[bin];
     if (seen >= rank) break;
   }

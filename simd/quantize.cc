@@ -23,11 +23,18 @@ HWY_EXPORT(CurrentTarget);
 
 namespace {
 
+// Float outputs at least this large are written with non-temporal stores:
+// larger than the last-level caches of the machines this runs on, so the
+// output would not stay cached anyway. In place (out == in) the lines are
+// already owned and cached stores are kept.
+constexpr size_t kStreamBytes = size_t{32} << 20;
+
 // Quantize (out_kind 0) and Encode (code width) share one driver.
 void CastDriver(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
                 int out_kind, void* out, CastCounts* counts, int threads) {
-  const internal::CastParams p =
+  internal::CastParams p =
       internal::MakeCastParams(f, opt.rounding, opt.seed, opt.index_offset, opt.scale);
+  p.stream_out = out_kind == 0 && out != in && n * sizeof(float) >= kStreamBytes;
   const bool sums = counts != nullptr;
   const size_t chunks = NumSumChunks(n);
   std::vector<double> chunk_err(sums ? chunks : 0), chunk_sig(sums ? chunks : 0);

@@ -25,7 +25,8 @@ namespace lpsim {
 namespace simd {
 
 // out[i] = Decode(Encode(in[i] * scale)) * (1 / scale); see QuantizeRef.
-// `out` may equal `in`; `counts` may be null.
+// `out` may equal `in`; `counts` may be null. An output of 32 MiB or more
+// (not in place) is written with non-temporal stores: it is not left in cache.
 void Quantize(const Format& f, const float* in, size_t n, const QuantizeOptions& opt, float* out,
               CastCounts* counts, int threads = 1);
 

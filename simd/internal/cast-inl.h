@@ -35,6 +35,7 @@
 
 #include "formats/fixed_sum.h"
 #include "formats/reference.h"
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "simd/internal/cast_params.h"
 
@@ -449,6 +450,32 @@ HWY_NOINLINE void GeneralVectorOutOfLine(const internal::CastParams& p, const fl
   hn::Store(q, df, q_out);
 }
 
+// Non-temporal store of q to out, 16-byte aligned (see CastParams::stream_out):
+// whole vectors on 16-byte targets, 128-bit halves on 32-byte ones (a
+// malloc'd array is 16-byte aligned, not always 32). Wider targets store
+// normally unless the address is a multiple of the vector size.
+HWY_INLINE void StoreMaybeStream(VF q, float* HWY_RESTRICT out, bool stream) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)stream;
+  hn::StoreU(q, DF(), out);
+#else
+  constexpr size_t kBytes = kNF * sizeof(float);
+  if (stream) {
+    if constexpr (kBytes == 16) {
+      return hn::Stream(q, DF(), out);
+    } else if constexpr (kBytes == 32) {
+      const DH dh;
+      hn::Stream(hn::LowerHalf(dh, q), dh, out);
+      hn::Stream(hn::UpperHalf(dh, q), dh, out + kNF / 2);
+      return;
+    } else {
+      if (reinterpret_cast<uintptr_t>(out) % kBytes == 0) return hn::Stream(q, DF(), out);
+    }
+  }
+  hn::StoreU(q, DF(), out);
+#endif
+}
+
 // Casts in[0, n) whose first element sits at summation position pos (inside
 // one chunk). kOut selects what is written to `out` (indexed like `in`);
 // kSums accumulates err (and sig if kSig) into st; kLaneScale takes the scale
@@ -505,11 +532,15 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
 
 
     const bool exact_diff = !kLaneScale && p.fast_exact_diff;
+    bool stream = false;
+    if constexpr (kOut == kOutFloat) {
+      stream = p.stream_out && reinterpret_cast<uintptr_t>(out + i) % 16 == 0;
+    }
 
     // Output and sums of one vector. `fast`: q came from path A.
     auto finish = [&](size_t iu, size_t u, VF x, VU code, VF q, bool x_finite, bool fast) {
       if constexpr (kOut == kOutFloat) {
-        hn::StoreU(q, df, out + iu);
+        StoreMaybeStream(q, out + iu, stream);
       } else if constexpr (kOut == kOutU32) {
         hn::StoreU(code, du, out + iu);
       } else if constexpr (kOut == kOutU16) {
@@ -523,24 +554,25 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
       }
       if constexpr (kSums) {
         if (fast && exact_diff) {
-          // x, q finite, x - q exact in fp32.
+          // x, q finite, x - q exact in fp32. Squares of fp32 values are
+          // exact in double, so MulAdd (fused or not) rounds only the sum.
           const VF d = hn::Sub(x, q);
           {
             const VD d0 = PromotePart<0>(d);
             const size_t a = AccIndex(u, 0);
-            err[a] = hn::Add(err[a], hn::Mul(d0, d0));
+            err[a] = hn::MulAdd(d0, d0, err[a]);
             if (kSig) {
               const VD xd = PromotePart<0>(x);
-              sig[a] = hn::Add(sig[a], hn::Mul(xd, xd));
+              sig[a] = hn::MulAdd(xd, xd, sig[a]);
             }
           }
           if constexpr (kParts == 2) {
             const VD d1 = PromotePart<1>(d);
             const size_t a = AccIndex(u, 1);
-            err[a] = hn::Add(err[a], hn::Mul(d1, d1));
+            err[a] = hn::MulAdd(d1, d1, err[a]);
             if (kSig) {
               const VD xd = PromotePart<1>(x);
-              sig[a] = hn::Add(sig[a], hn::Mul(xd, xd));
+              sig[a] = hn::MulAdd(xd, xd, sig[a]);
             }
           }
           return;
@@ -582,6 +614,9 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
     auto fast_vector = [&](size_t iu, size_t u) -> bool {
       const VU k_abs = hn::Set(du, 0x7fffffffu);
       const VU k_low = hn::Set(du, p.low_mask);
+      // Large streamed outputs: fetch the input 4 KiB ahead (the hardware
+      // prefetcher alone left the loop waiting on memory here).
+      if (stream) hwy::Prefetch(in + iu + 1024);
       const VF x = hn::LoadU(df, in + iu);
       const VF sc = kLaneScale ? hn::LoadU(df, lane_scale + iu) : hn::Set(df, p.scale);
       const VF inv = kLaneScale ? hn::LoadU(df, lane_inv + iu) : hn::Set(df, p.inv_scale);
@@ -677,6 +712,7 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
     }
     if (mismatch) st->sig_mismatch = true;
     AddCounters(c, st);
+    if (stream) hwy::FlushStream();  // order the streamed stores before any later ones
   }
   for (; i < n; ++i) scalar(i);
 }

@@ -73,6 +73,10 @@ struct CastParams {
   // (u = 2^-24): x - q is exact in fp32 (Sterbenz) and needs no finiteness
   // mask, which saves the sums a promotion per vector.
   bool fast_exact_diff = false;
+  // Write float outputs with non-temporal stores (Quantize of large arrays:
+  // the output is not read back soon, and streaming skips the read for
+  // ownership of every output line, a third of the memory traffic).
+  bool stream_out = false;
 
   // Decoder: fp32 bits = (mag << s) + dec_add + dec_exp_add for format-normal
   // values with fp32-normal results; magnitudes below tiny_limit (format

@@ -190,6 +190,65 @@ TEST_P(SimdAnalyze, Bf16AndFp16Sources) {
   }
 }
 
+TEST_P(SimdAnalyze, CommonCaseBlocksWithRareExceptions) {
+  // Analyze's fused loop (statistics + slot 0 in one pass, special values
+  // detected per block afterwards) on mostly ordinary data, with the cases
+  // that must send a block or a vector back to the exact path.
+  const size_t n = 3 * kSumChunk + 1000;
+  std::mt19937 rng(31);
+  std::normal_distribution<float> nd;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int variant = 0; variant < 8; ++variant) {
+    std::vector<float> x(n);
+    for (float& v : x) v = rng() % 16 == 0 ? 0.0f : nd(rng) * 0.01f;
+    switch (variant) {
+      case 0: break;                                           // clean
+      case 1: x[2048 * 3 + 17] = nan; x[kSumChunk + 5000] = inf; break;
+      case 2: x[4100] = -inf; x[2 * kSumChunk + 9] = FromBits(0x00000123u); break;
+      case 3: for (size_t i = 0; i < n; i += 777) x[i] = 1e-9f; break;  // below e4m3 normals
+      case 4: x[5000] = 2e-38f; break;  // an fp32 normal that scales to 0 with 2e-8
+      case 5: for (size_t i = 0; i < 4096; ++i) x[i] = -std::fabs(x[i]) - 1.0f; break;
+      case 6: for (size_t i = 4096; i < 8192; ++i) x[i] = (i % 2) ? 0.0f : -0.0f; break;
+      case 7: for (size_t i = 0; i < n; i += 3) x[i] = 3e4f; break;      // e5m2/e4m3 overflow
+    }
+    struct Candidate {
+      const char* format;
+      float scale;
+      Rounding rounding;
+    };
+    const Candidate slot0s[] = {{"e4m3fn", 1.0f, Rounding::kNearestEven},
+                                {"e4m3fn", 448.0f / 0.05f, Rounding::kStochastic},
+                                {"e5m2", 2.0f, Rounding::kTowardZero},
+                                {"bf16", 1.0f, Rounding::kNearestEven},
+                                {"e2m1fn", 100.0f, Rounding::kNearestEven},
+                                // 2e-38 scales to 0, the data stays normal:
+                                {"e7m3:bias=100", 2e-8f, Rounding::kNearestEven},
+                                {"fp16", 1.0f, Rounding::kNearestEven}};
+    for (const Candidate& c : slot0s) {
+      const StatusOr<Format> f = ParseFormat(c.format);
+      ASSERT_TRUE(f.ok()) << c.format;
+      FormatSlot s0{f.value()};
+      s0.scale = c.scale;
+      s0.rounding = c.rounding;
+      s0.seed = 3;
+      for (size_t num_slots : {1, 2}) {
+        std::vector<FormatSlot> slots = {s0};
+        if (num_slots == 2) slots.push_back(FormatSlot{*ParseFormat("e5m2")});
+        const AnalyzeResult want = simd::AnalyzeRef(x.data(), n, slots);
+        for (int threads : {1, 2}) {
+          ASSERT_TRUE(SameResult(simd::Analyze(x.data(), n, slots, threads), want))
+              << "variant " << variant << " slot0 " << c.format << " scale " << c.scale
+              << " slots " << num_slots << " threads " << threads;
+        }
+      }
+    }
+    // No slots: statistics alone.
+    ASSERT_TRUE(SameResult(simd::Analyze(x.data(), n, {}), simd::AnalyzeRef(x.data(), n, {})))
+        << "variant " << variant;
+  }
+}
+
 LPSIM_INSTANTIATE_PER_TARGET(SimdAnalyze);
 
 // ---- The reference's statistics against independent computations.

@@ -161,6 +161,31 @@ TEST_P(SimdQuantize, InPlace) {
   EXPECT_TRUE(SameCounts(got_c, want_c));
 }
 
+TEST_P(SimdQuantize, LargeOutputsAreStreamedExactly) {
+  // Float outputs of 32 MiB and more take the non-temporal store path (on a
+  // 16-byte-aligned output; one float off, the plain one): same bits.
+  const size_t n = (size_t{32} << 20) / sizeof(float) + 1001;
+  std::mt19937 rng(12);
+  std::normal_distribution<float> nd;
+  std::vector<float> x(n);
+  for (float& v : x) v = nd(rng);
+  x[n / 3] = std::numeric_limits<float>::quiet_NaN();
+  x[n / 2] = 1e30f;
+  const Format f = *ParseFormat("e4m3fn");
+  QuantizeOptions opt;
+  opt.scale = 64.0f;
+  std::vector<float> want(n), got(n + 1);
+  CastCounts want_c, got_c;
+  QuantizeRef(f, x.data(), n, opt, want.data(), &want_c);
+  for (size_t offset : {size_t{0}, size_t{1}}) {
+    for (int threads : {1, 2}) {
+      simd::Quantize(f, x.data(), n, opt, got.data() + offset, &got_c, threads);
+      EXPECT_TRUE(SameBits(got.data() + offset, want.data(), n)) << "offset " << offset;
+      EXPECT_TRUE(SameCounts(got_c, want_c)) << "offset " << offset;
+    }
+  }
+}
+
 template <typename T>
 std::vector<uint32_t> Widen(const std::vector<uint8_t>& bytes, size_t n) {
   std::vector<uint32_t> out(n);
