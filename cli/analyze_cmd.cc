@@ -1,12 +1,18 @@
 // `lpsim analyze FILE`: the per-tensor analysis for tensors at rest: a .npy,
-// or a directory of .npy files (each one tensor, named after its file). Prints
-// the numerics per format and the recommendation; --report writes the HTML
-// report. (LibTorch-saved files are not read yet: save them with numpy.)
+// a LibTorch file (torch::save of a tensor, a vector of tensors or a module;
+// torch.jit.save; torch.save pickles: each tensor named by its key), or a
+// directory of such files (.npy, .pt, .pth). Files are told by their content,
+// not their name. Prints the numerics per format and the recommendation;
+// --report writes the HTML report. Without LibTorch (-DLPSIM_WITH_TORCH=OFF)
+// LibTorch files get an error saying so.
 //
-//   lpsim analyze weights/ --formats e4m3fn,e5m2 --report weights.html
+//   lpsim analyze model.pt --formats e4m3fn,e5m2 --report model.html
+//   lpsim analyze weights/ --json
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -20,12 +26,80 @@
 #include "simd/analyze.h"
 #include "simd/scaling.h"
 #include "store/npy.h"
+#ifdef LPSIM_HAVE_TRACKER
+#include "tracker/torch_file.h"
+#endif
 
 namespace lpsim::cli {
 
 std::string RecommendationTable(const Recommendation& r);  // recommend_cmd.cc
 
 namespace {
+
+// One tensor to analyze, as read from a file.
+struct Input {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype;
+  std::vector<float> data;
+};
+
+bool HasPrefix(const std::string& path, const char* magic, size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  std::string b(n, '\0');
+  in.read(&b[0], static_cast<std::streamsize>(n));
+  return static_cast<size_t>(in.gcount()) == n && std::memcmp(b.data(), magic, n) == 0;
+}
+
+// A zip archive (TorchScript, torch.save since 1.6) or a pickle of protocol
+// 2..5 (torch.save's legacy format).
+bool LooksLikeTorch(const std::string& path) {
+  if (HasPrefix(path, "PK\x03\x04", 4)) return true;
+  std::ifstream in(path, std::ios::binary);
+  char b[2] = {};
+  in.read(b, 2);
+  return in.gcount() == 2 && static_cast<unsigned char>(b[0]) == 0x80 && b[1] >= 2 && b[1] <= 5;
+}
+
+// The tensors of one file; `prefix` is prepended to LibTorch keys (the file's
+// stem when it is one of a directory). Notes collect skipped tensors.
+Status ReadInputs(const std::filesystem::path& p, const std::string& prefix,
+                  std::vector<Input>* out, std::vector<std::string>* notes) {
+  const std::string path = p.string();
+  const bool npy = HasPrefix(path, "\x93NUMPY", 6);
+  if (!npy && LooksLikeTorch(path)) {
+#ifdef LPSIM_HAVE_TRACKER
+    StatusOr<TorchFile> f = ReadTorchFile(path);
+    if (!f.ok()) return f.status();
+    TorchFile file = std::move(f).value();
+    for (const std::string& n : file.notes) notes->push_back(path + ": " + n);
+    if (file.tensors.empty()) notes->push_back(path + ": no floating-point tensors");
+    for (TorchTensor& t : file.tensors) {
+      out->push_back({prefix + t.name, std::move(t.shape), std::move(t.dtype), std::move(t.data)});
+    }
+    return Status();
+#else
+    (void)prefix;
+    (void)notes;
+    return Status::Error(path + " is a LibTorch file, but this lpsim was built without LibTorch "
+                         "(-DLPSIM_WITH_TORCH=OFF): rebuild with LibTorch, or save the tensors "
+                         "with numpy.save and analyze the .npy files");
+#endif
+  }
+  if (!npy && p.extension() != ".npy") {
+    return Status::Error(path + ": neither a .npy file nor a LibTorch file (torch::save, "
+                         "torch.jit.save, torch.save); lpsim analyze reads those");
+  }
+  StatusOr<NpyArray> arr = ReadNpy(path);
+  if (!arr.ok()) return arr.status();
+  Input in;
+  in.name = p.stem().string();
+  for (size_t d : arr->shape) in.shape.push_back(static_cast<int64_t>(d));
+  in.dtype = ToString(arr->source_dtype);
+  in.data = std::move(arr->data);
+  out->push_back(std::move(in));
+  return Status();
+}
 
 struct AnalyzeArgs {
   std::string path;
@@ -54,10 +128,13 @@ int RunAnalyze(const AnalyzeArgs& a) {
   std::error_code ec;
   if (fs::is_directory(a.path, ec)) {
     for (const auto& e : fs::directory_iterator(a.path, ec)) {
-      if (e.is_regular_file() && e.path().extension() == ".npy") files.push_back(e.path());
+      const std::string ext = e.path().extension().string();
+      if (e.is_regular_file() && (ext == ".npy" || ext == ".pt" || ext == ".pth")) {
+        files.push_back(e.path());
+      }
     }
     std::sort(files.begin(), files.end());
-    if (files.empty()) return fail("no .npy files in " + a.path, kExitBadInput);
+    if (files.empty()) return fail("no .npy, .pt or .pth files in " + a.path, kExitBadInput);
   } else if (fs::exists(a.path, ec)) {
     files.push_back(a.path);
   } else {
@@ -66,19 +143,31 @@ int RunAnalyze(const AnalyzeArgs& a) {
 
   // Each tensor is cast with per-tensor current scaling, the recipe that
   // needs no history.
-  std::vector<TensorRecord> records;
+  // Every file is read before anything is written: a bad one fails the
+  // whole command.
+  std::vector<Input> inputs;
+  std::vector<std::string> notes;
+  const bool dir = files.size() > 1 || fs::is_directory(a.path, ec);
   for (const fs::path& p : files) {
-    StatusOr<NpyArray> arr = ReadNpy(p.string());
-    if (!arr.ok()) return fail(arr.status().message(), kExitBadInput);
-    const AnalyzeResult pre = simd::Analyze(arr->data.data(), arr->data.size(), {});
+    Status s = ReadInputs(p, dir ? p.stem().string() + "/" : "", &inputs, &notes);
+    if (!s.ok()) return fail(s.message(), kExitBadInput);
+  }
+  if (inputs.empty()) {
+    for (const std::string& n : notes) std::cerr << "note: " << n << "\n";
+    return fail("no floating-point tensors in " + a.path, kExitBadInput);
+  }
+  std::vector<TensorRecord> records;
+  for (Input& in : inputs) {
+    const AnalyzeResult pre = simd::Analyze(in.data.data(), in.data.size(), {});
     std::vector<FormatSlot> slots;
     for (const Format& f : formats) slots.push_back({f, CurrentScale(f, pre.stats.max_abs)});
-    AnalyzeResult r = simd::Analyze(arr->data.data(), arr->data.size(), slots);
+    AnalyzeResult r = simd::Analyze(in.data.data(), in.data.size(), slots);
+    std::vector<float>().swap(in.data);  // one tensor's copy at a time
     TensorRecord rec;
-    rec.name = p.stem().string();
+    rec.name = in.name;
     rec.role = Role::kWeight;
-    for (size_t d : arr->shape) rec.shape.push_back(static_cast<int64_t>(d));
-    rec.dtype = ToString(arr->source_dtype);
+    rec.shape = in.shape;
+    rec.dtype = in.dtype;
     rec.stats = std::move(r.stats);
     for (size_t i = 0; i < formats.size(); ++i) {
       rec.formats.push_back({formats[i].name(), "current", slots[i].scale, r.formats[i]});
@@ -86,11 +175,14 @@ int RunAnalyze(const AnalyzeArgs& a) {
     records.push_back(std::move(rec));
   }
   RecommendOptions ropt;
+  // Tensors at rest have no history to replay delayed scaling from.
+  ropt.what_if_recipes = {"none", "current", "mx"};
   StatusOr<Recommendation> rec = RecommendFromRecords(records, ropt);
   if (!rec.ok()) return fail(rec.status().message(), kExitBadInput);
 
   if (!a.report.empty()) {
     ReportOptions o;
+    o.recommend = ropt;
     StatusOr<std::string> html = RenderRecordsReport("lpsim analyze: " + a.path, records, o);
     if (!html.ok()) return fail(html.status().message(), kExitBadInput);
     Status s = WriteFileAtomically(a.report, *html);
@@ -109,6 +201,7 @@ int RunAnalyze(const AnalyzeArgs& a) {
       }
       j["tensors"].push_back(t);
     }
+    j["notes"] = notes;
     j["recommendation"] = RecommendationJson(*rec);
     if (!a.report.empty()) j["report"] = a.report;
     std::cout << j.dump(2) << "\n";
@@ -134,6 +227,8 @@ int RunAnalyze(const AnalyzeArgs& a) {
     t.AddRow(row);
   }
   std::cout << "Per tensor, with per-tensor current scaling:\n" << t.Render() << "\n";
+  for (const std::string& n : notes) std::cout << "Note: " << n << "\n";
+  if (!notes.empty()) std::cout << "\n";
   std::cout << RecommendationTable(*rec);
   if (!a.report.empty()) std::cout << "Report written to " << a.report << "\n";
   return kExitOk;
@@ -144,8 +239,12 @@ int RunAnalyze(const AnalyzeArgs& a) {
 void AddAnalyzeCommand(CLI::App* app, Command* selected) {
   auto args = std::make_shared<AnalyzeArgs>();
   CLI::App* cmd = app->add_subcommand(
-      "analyze", "Analyze tensors at rest (.npy or a directory of .npy) for candidate formats");
-  cmd->add_option("FILE", args->path, ".npy file or directory of .npy files")->required();
+      "analyze",
+      "Analyze tensors at rest (.npy, LibTorch file, or a directory of them) for candidate formats");
+  cmd->add_option("FILE", args->path,
+                  ".npy file, LibTorch file (torch::save / torch.jit.save / torch.save), or a "
+                  "directory of .npy/.pt/.pth files")
+      ->required();
   cmd->add_option("--formats", args->formats, "candidate formats (comma separated)")
       ->delimiter(',')
       ->capture_default_str();

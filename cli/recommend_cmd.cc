@@ -67,6 +67,10 @@ int RunRecommend(const RecommendArgs& a) {
     StatusOr<Format> parsed = ParseFormat(f);
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
   }
+  for (const std::string& r : a.options.what_if_recipes) {
+    StatusOr<WhatIfRecipe> parsed = ParseWhatIfRecipe(r);
+    if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
+  }
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
   if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
   StatusOr<Recommendation> r = Recommend(**reader, a.options);
@@ -82,7 +86,8 @@ int RunRecommend(const RecommendArgs& a) {
   const Budgets& b = r->budgets;
   std::cout << "Budgets (worst case over the tracked steps): underflow <= " << 100 * b.max_underflow
             << "%, overflow <= " << 100 * b.max_overflow << "%, SNR >= " << b.min_snr_db
-            << " dB. Estimated counts are [lower, upper] bounds from the histograms.\n\n";
+            << " dB. Estimated counts are [lower, upper] bounds from the histograms\n"
+            << "(block recipes: per-block amaxes unknown, see docs/report.md).\n\n";
   std::cout << RecommendationTable(*r);
   return kExitOk;
 }
@@ -99,6 +104,12 @@ void AddRecommendCommand(CLI::App* app, Command* selected) {
                   "candidate formats (comma separated; default: the run's formats plus "
                   "e2m1fn,e2m3fn,e3m2fn,e4m3fn,e5m2,bf16,fp16)")
       ->delimiter(',');
+  cmd->add_option("--recipes", args->options.what_if_recipes,
+                  "scaling recipes to estimate for formats the run did not simulate: none, "
+                  "current, delayedN, mx, row, col, 1x128, 128x128, RxC (the run's own recipes "
+                  "are always added)")
+      ->delimiter(',')
+      ->capture_default_str();
   cmd->add_option("--budget-underflow", b.max_underflow,
                   "largest fraction of elements that may underflow")
       ->capture_default_str()

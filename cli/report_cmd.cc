@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "report/html.h"
+#include "report/recommend.h"
 #include "store/run_db.h"
 
 namespace lpsim::cli {
@@ -26,6 +27,10 @@ int RunReportCommand(const ReportArgs& a) {
   };
   for (const std::string& f : a.options.recommend.formats) {
     StatusOr<Format> parsed = ParseFormat(f);
+    if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
+  }
+  for (const std::string& r : a.options.recommend.what_if_recipes) {
+    StatusOr<WhatIfRecipe> parsed = ParseWhatIfRecipe(r);
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
   }
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
@@ -54,6 +59,10 @@ void AddReportCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--formats", args->options.recommend.formats,
                   "candidate formats for the recommendation and the what-if ranges")
       ->delimiter(',');
+  cmd->add_option("--recipes", args->options.recommend.what_if_recipes,
+                  "scaling recipes to estimate for formats the run did not simulate")
+      ->delimiter(',')
+      ->capture_default_str();
   cmd->add_option("--max-steps", args->options.max_steps,
                   "embed tensor records of at most this many steps")
       ->capture_default_str()

@@ -19,22 +19,59 @@
 #ifndef LPSIM_WEB_NODE_MODULES
 #define LPSIM_WEB_NODE_MODULES ""
 #endif
+#ifndef LPSIM_WEB_FROM_BIN
+#define LPSIM_WEB_FROM_BIN "../share/lpsim/web"
+#endif
 
 namespace lpsim {
 
 using Json = nlohmann::ordered_json;
-
-std::string WebAssetsDir() {
-  const char* env = std::getenv("LPSIM_WEB_ASSETS");
-  if (env && *env) return env;
-  return LPSIM_WEB_NODE_MODULES;
-}
 
 namespace {
 
 // The three UMD bundles, in load order.
 constexpr const char* kScripts[] = {"vega/build/vega.min.js", "vega-lite/build/vega-lite.min.js",
                                     "vega-embed/build/vega-embed.min.js"};
+
+bool HasLibraries(const std::string& dir) {
+  for (const char* rel : kScripts) {
+    if (::access((dir + "/" + rel).c_str(), R_OK) != 0) return false;
+  }
+  return true;
+}
+
+// share/lpsim/web beside an installed executable: <exe dir>/LPSIM_WEB_FROM_BIN.
+std::string InstalledDir() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string exe(buf, static_cast<size_t>(n));
+  const size_t slash = exe.rfind('/');
+  if (slash == std::string::npos) return "";
+  return exe.substr(0, slash) + "/" + LPSIM_WEB_FROM_BIN;
+}
+
+}  // namespace
+
+std::vector<std::string> WebAssetsDirs() {
+  const char* env = std::getenv("LPSIM_WEB_ASSETS");
+  if (env && *env) return {env};
+  std::vector<std::string> dirs;
+  const std::string installed = InstalledDir();
+  if (!installed.empty()) dirs.push_back(installed);
+  if (*LPSIM_WEB_NODE_MODULES) dirs.push_back(LPSIM_WEB_NODE_MODULES);
+  return dirs;
+}
+
+std::string WebAssetsDir() {
+  const std::vector<std::string> dirs = WebAssetsDirs();
+  for (const std::string& d : dirs) {
+    if (HasLibraries(d)) return d;
+  }
+  return dirs.empty() ? std::string() : dirs.back();
+}
+
+namespace {
 
 StatusOr<std::string> ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -61,10 +98,13 @@ StatusOr<std::string> Libraries() {
     const std::string path = dir + "/" + rel;
     StatusOr<std::string> js = ReadAll(path);
     if (!js.ok()) {
+      std::string tried;
+      for (const std::string& d : WebAssetsDirs()) tried += (tried.empty() ? "" : ", ") + d;
       return Status::Error("the report's chart libraries are missing: cannot read " + path +
-                           ". Run scripts/setup.sh (it runs `npm ci` in report/web), or point "
-                           "LPSIM_WEB_ASSETS at a node_modules folder holding vega, vega-lite "
-                           "and vega-embed");
+                           " (looked in: " + tried +
+                           "). Run scripts/setup.sh (it runs `npm ci` in report/web) and "
+                           "reinstall, or point LPSIM_WEB_ASSETS at a node_modules folder "
+                           "holding vega, vega-lite and vega-embed");
     }
     out += "<script>" + EscapeScript(*js) + "\n</script>\n";
   }

@@ -32,9 +32,13 @@ struct ReportOptions {
   std::string title;  // default: "lpsim report: <run name>"
 };
 
-// The folder holding vega/, vega-lite/ and vega-embed/ (npm's node_modules):
-// $LPSIM_WEB_ASSETS if set, else report/web/node_modules of the source tree
-// this lpsim was built from.
+// The folders that may hold vega/, vega-lite/ and vega-embed/ (npm's
+// node_modules layout), in the order they are tried: $LPSIM_WEB_ASSETS alone
+// if set; else share/lpsim/web of an installed lpsim (found relative to the
+// running executable: <exe dir>/../share/lpsim/web), then
+// report/web/node_modules of the source tree this lpsim was built from.
+std::vector<std::string> WebAssetsDirs();
+// The first of WebAssetsDirs() holding all three bundles (else the last).
 std::string WebAssetsDir();
 
 // The page as a string. Errors: unreadable run, missing chart libraries (the

@@ -40,25 +40,12 @@ constexpr int kLogShift = 23 - TensorStats::kLogMantissaBits;
 
 }  // namespace
 
-CastEstimate EstimateCast(const TensorStats& stats, const Format& format, float scale) {
-  CastEstimate e;
-  e.numel = stats.count;
-  const double s = scale;
-  const double min_sub = format.MinSubnormal();
-  const double min_normal = format.MinNormal();
-  const double max = format.MaxValue();
-  // Underflow iff |x s| <= u_thr (RNE: min_sub/2 ties to the even code 0).
-  // FTZ: results below min_normal flush; [min_normal - min_sub/2, min_normal)
-  // rounds up to min_normal.
-  const double u_thr = format.ftz() ? min_normal - min_sub / 2 : min_sub / 2;
-  // Overflow iff |x s| >= o_thr (a tie at o_thr may round down to an even max;
-  // counted as possible overflow, so the bound stays valid).
-  const double ulp_max = std::ldexp(1.0, format.max_exponent() - format.mantissa_bits());
-  const double o_thr = max + ulp_max / 2;
-  const bool saturate = format.overflow_result() == OverflowResult::kMax;
-  const int m = format.mantissa_bits();
-  const double lo_clip = stats.min_abs, hi_clip = stats.max_abs;
+namespace {
 
+// Calls fn(count, lo, hi) for every nonempty log bin, [lo, hi] clipped to
+// [min_abs, max_abs] (which hold every finite nonzero |x|).
+template <typename Fn>
+void ForEachBin(const TensorStats& stats, Fn fn) {
   // Nonzero finite elements in log bin 0 (fp32 subnormals): whatever the
   // exponent histogram holds beyond the other log bins, so the estimate does
   // not depend on whether bin 0 ever held zeros.
@@ -67,41 +54,77 @@ CastEstimate EstimateCast(const TensorStats& stats, const Format& format, float 
   uint64_t rest = 0;
   for (size_t b = 1; b < stats.log_hist.size(); ++b) rest += stats.log_hist[b];
   const uint64_t bin0 = nonzero > rest ? nonzero - rest : 0;
-
+  const double lo_clip = stats.min_abs, hi_clip = stats.max_abs;
   for (size_t b = 0; b < stats.log_hist.size(); ++b) {
     const uint64_t c = b == 0 ? bin0 : stats.log_hist[b];
     if (c == 0) continue;
     double lo = FromBits(static_cast<uint32_t>(b) << kLogShift);
     const uint32_t hi_bits = static_cast<uint32_t>(b + 1) << kLogShift;
     double hi = hi_bits >= 0x7f800000u ? std::numeric_limits<float>::max() : FromBits(hi_bits);
-    // Every finite nonzero |x| lies in [min_abs, max_abs].
     if (hi_clip > 0) {
       lo = std::max(lo, lo_clip);
       hi = std::min(hi, hi_clip);
       if (lo > hi) lo = hi;
     }
-    const double slo = lo * s * (1 - kEdgeSlack), shi = hi * s * (1 + kEdgeSlack);
-    // Underflow.
-    if (shi <= u_thr) {
-      e.underflow.lower += c;
-      e.underflow.upper += c;
-    } else if (slo <= u_thr) {
-      e.underflow.upper += c;
+    fn(c, lo, hi);
+  }
+}
+
+// The thresholds of a format on |x * s| (round to nearest even).
+struct Thresholds {
+  double u_thr, o_thr;
+  explicit Thresholds(const Format& format) {
+    // Underflow iff |x s| <= u_thr (RNE: min_sub/2 ties to the even code 0).
+    // FTZ: results below min_normal flush; [min_normal - min_sub/2,
+    // min_normal) rounds up to min_normal.
+    const double min_sub = format.MinSubnormal();
+    u_thr = format.ftz() ? format.MinNormal() - min_sub / 2 : min_sub / 2;
+    // Overflow iff |x s| >= o_thr (a tie at o_thr may round down to an even
+    // max; counted as possible overflow, so the bound stays valid).
+    const double ulp_max = std::ldexp(1.0, format.max_exponent() - format.mantissa_bits());
+    o_thr = format.MaxValue() + ulp_max / 2;
+  }
+  // Adds c to the bounds for elements whose product x * s lies in [plo, phi].
+  void Count(uint64_t c, double plo, double phi, CastEstimate* e) const {
+    plo *= 1 - kEdgeSlack;
+    phi *= 1 + kEdgeSlack;
+    if (phi <= u_thr) {
+      e->underflow.lower += c;
+      e->underflow.upper += c;
+    } else if (plo <= u_thr) {
+      e->underflow.upper += c;
     }
-    // Overflow.
-    if (slo >= o_thr) {
-      e.overflow.lower += c;
-      e.overflow.upper += c;
-    } else if (shi >= o_thr) {
-      e.overflow.upper += c;
+    if (plo >= o_thr) {
+      e->overflow.lower += c;
+      e->overflow.upper += c;
+    } else if (phi >= o_thr) {
+      e->overflow.upper += c;
     }
+  }
+};
+
+}  // namespace
+
+CastEstimate EstimateCast(const TensorStats& stats, const Format& format, float scale) {
+  CastEstimate e;
+  e.numel = stats.count;
+  const double s = scale;
+  const double min_sub = format.MinSubnormal();
+  const double min_normal = format.MinNormal();
+  const double max = format.MaxValue();
+  const Thresholds t(format);
+  const bool saturate = format.overflow_result() == OverflowResult::kMax;
+  const int m = format.mantissa_bits();
+
+  ForEachBin(stats, [&](uint64_t c, double lo, double hi) {
+    t.Count(c, lo * s, hi * s, &e);
     // Error model at the bin's midpoint.
     const double v = (lo + hi) / 2, y = v * s;
     double err2;  // per element, in the tensor's units
-    if (y <= u_thr) {
+    if (y <= t.u_thr) {
       err2 = v * v;
-    } else if (y >= o_thr) {
-      if (!saturate) continue;  // Inf/NaN output: not in sq_error or sq_signal
+    } else if (y >= t.o_thr) {
+      if (!saturate) return;  // Inf/NaN output: not in sq_error or sq_signal
       err2 = (v - max / s) * (v - max / s);
     } else {
       double ulp;
@@ -115,8 +138,108 @@ CastEstimate EstimateCast(const TensorStats& stats, const Format& format, float 
     }
     e.sq_error += err2 * static_cast<double>(c);
     e.sq_signal += v * v * static_cast<double>(c);
-  }
+  });
   return e;
+}
+
+namespace {
+
+// The multiplier a block with amax `a` (> 0, finite) gets, as BlockQuantize
+// computes it.
+double BlockMultiplier(const Format& f, const BlockSpec& spec, float a) {
+  if (spec.scale_type == BlockSpec::ScaleType::kE8m0) {
+    return std::ldexp(1.0, -(static_cast<int>(MxScaleCode(f, a)) - 127));
+  }
+  return CurrentScale(f, a, spec.scale);
+}
+
+// Blocks of a tensor of `shape` cut as the tracker does ([numel / last_dim,
+// last_dim]); 0 when unknown.
+uint64_t BlockCount(const BlockSpec& spec, const std::vector<int64_t>& shape) {
+  if (shape.empty()) return 0;
+  uint64_t n = 1;
+  for (int64_t d : shape) n *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+  if (n == 0) return 0;
+  uint64_t cols = static_cast<uint64_t>(std::max<int64_t>(shape.back(), 1));
+  const uint64_t rows = n / cols;
+  return spec.BlocksPerRow(cols) * spec.BlocksPerCol(rows);
+}
+
+}  // namespace
+
+CastEstimate EstimateBlockCast(const TensorStats& stats, const Format& format,
+                               const BlockSpec& spec, const std::vector<int64_t>& shape) {
+  // OCP MX: elements of E8M0-scaled blocks saturate.
+  const Format elem =
+      spec.scale_type == BlockSpec::ScaleType::kE8m0 ? format.WithSaturate(true) : format;
+  const float amax = stats.max_abs;
+  if (!(amax > 0) || !std::isfinite(amax)) return EstimateCast(stats, elem, 1.0f);
+  const double m_all = BlockMultiplier(format, spec, amax);
+  // The SNR model (and, for a single block, the whole estimate): every block
+  // has the tensor's amax.
+  CastEstimate e = EstimateCast(stats, elem, static_cast<float>(m_all));
+  if (BlockCount(spec, shape) == 1) return e;
+  e.underflow = {};
+  e.overflow = {};
+  const Thresholds t(elem);
+  // A cap on x * m(x) for fp32 scales: m(x) <= fl(S / x) (its clamps only
+  // lower it, except the FLT_MIN floor), so x m(x) <= S (1 + 2^-24) or
+  // x * FLT_MIN.
+  const double big_s = std::ldexp(format.MaxValue(), -spec.scale.margin) * (1 + kEdgeSlack);
+  ForEachBin(stats, [&](uint64_t c, double lo, double hi) {
+    // Largest product: x with its own multiplier, m(x) <= m(lo).
+    double top = hi * BlockMultiplier(format, spec, static_cast<float>(lo));
+    if (spec.scale_type == BlockSpec::ScaleType::kFp32) {
+      top = std::min(top, std::max(big_s, hi * std::numeric_limits<float>::min()));
+    }
+    t.Count(c, lo * m_all, top, &e);
+  });
+  return e;
+}
+
+StatusOr<WhatIfRecipe> ParseWhatIfRecipe(const std::string& name) {
+  WhatIfRecipe r;
+  if (name == "none" || name == "current") {
+    r.kind = name == "none" ? WhatIfRecipe::Kind::kNone : WhatIfRecipe::Kind::kCurrent;
+    r.name = name;
+    return r;
+  }
+  if (name.rfind("delayed", 0) == 0) {
+    const std::string digits = name.substr(7);
+    bool ok = digits.size() <= 6;
+    for (char c : digits) ok = ok && c >= '0' && c <= '9';
+    const size_t h = digits.empty() ? 16 : ok ? std::stoul(digits) : 0;
+    if (h == 0) {
+      return Status::Error("recipe '" + name + "': delayed takes a history length, e.g. delayed16");
+    }
+    r.kind = WhatIfRecipe::Kind::kDelayed;
+    r.history = h;
+    r.name = "delayed" + std::to_string(h);
+    return r;
+  }
+  StatusOr<BlockSpec> b = BlockSpec::Parse(name);
+  if (!b.ok()) {
+    return Status::Error("recipe '" + name +
+                         "' cannot be replayed: use none, current, delayedN (e.g. delayed16), "
+                         "mx, row, col, 1x128, 128x128 or RxC");
+  }
+  r.kind = WhatIfRecipe::Kind::kBlock;
+  r.block = *b;
+  // The tracker's names (Scaling::Name) for the same recipes.
+  const BlockSpec& k = *b;
+  if (name.find(':') != std::string::npos) {
+    r.name = name;
+  } else if (k.scale_type == BlockSpec::ScaleType::kE8m0 && k.block_rows == 1 &&
+             k.block_cols == 32) {
+    r.name = "mx";
+  } else if (k.block_rows == 1 && k.block_cols == 0) {
+    r.name = "row";
+  } else if (k.block_rows == 0 && k.block_cols == 1) {
+    r.name = "col";
+  } else {
+    r.name = std::to_string(k.block_rows) + "x" + std::to_string(k.block_cols);
+  }
+  return r;
 }
 
 StatusOr<float> WhatIfScale(const std::string& recipe, const Format& format,
@@ -124,8 +247,8 @@ StatusOr<float> WhatIfScale(const std::string& recipe, const Format& format,
   if (recipe == "none") return 1.0f;
   if (recipe == "current") return CurrentScale(format, stats.max_abs);
   return Status::Error("recipe '" + recipe +
-                       "' cannot be replayed from histograms (only none and current); "
-                       "simulate it during the run instead");
+                       "' cannot be replayed from one record (only none and current): delayed "
+                       "scaling needs the amax history, block recipes EstimateBlockCast");
 }
 
 double Candidate::SnrDb() const {
@@ -160,6 +283,14 @@ void Judge(const Budgets& b, Candidate* c) {
     c->within_budget = true;
     c->verdict = "within budgets";
   }
+  // An estimate judged on its upper bounds may still fit: say so when its
+  // lower bounds would (typically a block recipe, whose per-block amaxes the
+  // histograms cannot resolve).
+  const double n = c->numel ? static_cast<double>(c->numel) : 1.0;
+  if (!c->within_budget && !c->exact && c->underflow.lower / n <= b.max_underflow &&
+      c->overflow.lower / n <= b.max_overflow && snr >= b.min_snr_db) {
+    c->verdict += " (lower bounds within budgets: simulate " + c->recipe + " to decide)";
+  }
 }
 
 bool Better(const Candidate& a, const Candidate& b) {
@@ -186,9 +317,11 @@ struct LayerAcc {
 
 class Accumulator {
  public:
-  Accumulator(const RecommendOptions& o, std::vector<Format> formats)
-      : opt_(o), formats_(std::move(formats)) {}
+  Accumulator(const RecommendOptions& o, std::vector<Format> formats,
+              std::vector<WhatIfRecipe> recipes)
+      : opt_(o), formats_(std::move(formats)), recipes_(std::move(recipes)) {}
 
+  // Records of one tensor must come in step order (delayed scaling).
   void Add(const TensorRecord& r) {
     LayerAcc& layer = layers_[{static_cast<int>(r.role), r.name}];
     LayerAcc& all = layers_[{static_cast<int>(r.role), "*"}];
@@ -209,21 +342,48 @@ class Accumulator {
       Merge(&layer, k, *fmt, add, true);
       Merge(&all, k, *fmt, add, true);
     }
-    for (const Format& fmt : formats_) {
-      for (const std::string& recipe : opt_.what_if_recipes) {
-        Key k{fmt.name(), recipe};
-        if (simulated.count(k)) continue;
-        StatusOr<float> s = WhatIfScale(recipe, fmt, r.stats);
-        if (!s.ok()) continue;
-        const CastEstimate e = EstimateCast(r.stats, fmt, *s);
-        Candidate add;
-        add.numel = e.numel;
-        add.underflow = e.underflow;
-        add.overflow = e.overflow;
-        add.sq_error = e.sq_error;
-        add.sq_signal = e.sq_signal;
-        Merge(&layer, k, fmt, add, false);
-        Merge(&all, k, fmt, add, false);
+    for (size_t fi = 0; fi < formats_.size(); ++fi) {
+      const Format& fmt = formats_[fi];
+      for (const WhatIfRecipe& recipe : recipes_) {
+        DelayedScaler* delayed = nullptr;
+        if (recipe.kind == WhatIfRecipe::Kind::kDelayed) {
+          // The tracker's scaler, replayed over this tensor's records: the
+          // scale of this record comes from the previous records' amax.
+          const std::string key = std::to_string(static_cast<int>(r.role)) + ":" + r.name + ":" +
+                                  recipe.name + ":" + std::to_string(fi);
+          auto it = delayed_.find(key);
+          if (it == delayed_.end()) {
+            DelayedScaler::Options o;
+            o.history = recipe.history;
+            it = delayed_.emplace(key, DelayedScaler(fmt, o)).first;
+          }
+          delayed = &it->second;
+        }
+        Key k{fmt.name(), recipe.name};
+        const bool skip = simulated.count(k) > 0 ||
+                          (recipe.kind == WhatIfRecipe::Kind::kBlock && fmt.total_bits() > 8);
+        if (!skip) {
+          CastEstimate e;
+          switch (recipe.kind) {
+            case WhatIfRecipe::Kind::kNone: e = EstimateCast(r.stats, fmt, 1.0f); break;
+            case WhatIfRecipe::Kind::kCurrent:
+              e = EstimateCast(r.stats, fmt, CurrentScale(fmt, r.stats.max_abs));
+              break;
+            case WhatIfRecipe::Kind::kDelayed: e = EstimateCast(r.stats, fmt, delayed->Scale()); break;
+            case WhatIfRecipe::Kind::kBlock:
+              e = EstimateBlockCast(r.stats, fmt, recipe.block, r.shape);
+              break;
+          }
+          Candidate add;
+          add.numel = e.numel;
+          add.underflow = e.underflow;
+          add.overflow = e.overflow;
+          add.sq_error = e.sq_error;
+          add.sq_signal = e.sq_signal;
+          Merge(&layer, k, fmt, add, false);
+          Merge(&all, k, fmt, add, false);
+        }
+        if (delayed) delayed->Update(r.stats.max_abs);
       }
     }
   }
@@ -317,9 +477,10 @@ class Accumulator {
                                   top.format, top.recipe, top.bits,
                                   top.exact ? "simulated" : "estimated from histograms",
                                   numbers(top));
-    // Each format at most as wide (its best-ranked recipe), and why it failed.
+    // Each other format at most as wide (its best-ranked recipe), and why it
+    // failed.
     std::vector<const Candidate*> failed;
-    std::set<std::string> seen;
+    std::set<std::string> seen = {top.format};
     for (const Candidate& c : a->candidates) {
       if (c.within_budget || c.bits > top.bits) continue;
       if (!seen.insert(c.format).second) continue;
@@ -339,6 +500,8 @@ class Accumulator {
 
   const RecommendOptions& opt_;
   std::vector<Format> formats_;
+  std::vector<WhatIfRecipe> recipes_;
+  std::map<std::string, DelayedScaler> delayed_;  // role:name:recipe:format
   std::map<std::pair<int, std::string>, LayerAcc> layers_;
   std::map<std::string, const Format*> spec_cache_;
 };
@@ -367,11 +530,28 @@ Status CheckOptions(const RecommendOptions& o) {
   }
   if (std::isnan(b.min_snr_db)) return Status::Error("the SNR budget must be a number of dB");
   for (const std::string& r : o.what_if_recipes) {
-    if (r != "none" && r != "current") {
-      return Status::Error("what-if recipe '" + r + "': only none and current can be replayed");
-    }
+    StatusOr<WhatIfRecipe> p = ParseWhatIfRecipe(r);
+    if (!p.ok()) return p.status();
   }
   return Status();
+}
+
+// The options' recipes, then the replayable ones the run simulated (so
+// formats it did not simulate are estimated with the run's own recipe too).
+std::vector<WhatIfRecipe> Recipes(const RecommendOptions& o,
+                                  const std::vector<std::string>& simulated) {
+  std::vector<WhatIfRecipe> out;
+  auto add = [&](const std::string& name) {
+    StatusOr<WhatIfRecipe> p = ParseWhatIfRecipe(name);
+    if (!p.ok()) return;
+    for (const WhatIfRecipe& r : out) {
+      if (r.name == p->name) return;
+    }
+    out.push_back(*p);
+  };
+  for (const std::string& r : o.what_if_recipes) add(r);
+  for (const std::string& r : simulated) add(r);
+  return out;
 }
 
 std::vector<std::string> DefaultFormats(const std::vector<std::string>& simulated) {
@@ -437,19 +617,21 @@ StatusOr<Recommendation> Recommend(const RunReader& run, const RecommendOptions&
   Status ok = CheckOptions(options);
   if (!ok.ok()) return ok;
   std::vector<std::string> specs = options.formats;
+  StatusOr<std::vector<std::pair<std::string, std::string>>> candidates = run.Candidates();
+  if (!candidates.ok()) return candidates.status();
   if (specs.empty()) {
-    StatusOr<std::vector<std::pair<std::string, std::string>>> c = run.Candidates();
-    if (!c.ok()) return c.status();
     std::vector<std::string> sim;
-    for (const auto& [f, r] : *c) {
+    for (const auto& [f, r] : *candidates) {
       // A format the run simulated but this build cannot parse is skipped.
       if (ParseFormat(f).ok()) sim.push_back(f);
     }
     specs = DefaultFormats(sim);
   }
+  std::vector<std::string> sim_recipes;
+  for (const auto& [f, r] : *candidates) sim_recipes.push_back(r);
   StatusOr<std::vector<Format>> formats = ParseAll(specs);
   if (!formats.ok()) return formats.status();
-  Accumulator acc(options, *formats);
+  Accumulator acc(options, *formats, Recipes(options, sim_recipes));
   Status s = run.ForEachRecord({}, [&](TensorRecord&& r) {
     acc.Add(r);
     return Status();
@@ -472,9 +654,13 @@ StatusOr<Recommendation> RecommendFromRecords(const std::vector<TensorRecord>& r
     }
     specs = DefaultFormats(sim);
   }
+  std::vector<std::string> sim_recipes;
+  for (const TensorRecord& r : records) {
+    for (const FormatRecord& f : r.formats) sim_recipes.push_back(f.recipe);
+  }
   StatusOr<std::vector<Format>> formats = ParseAll(specs);
   if (!formats.ok()) return formats.status();
-  Accumulator acc(options, *formats);
+  Accumulator acc(options, *formats, Recipes(options, sim_recipes));
   for (const TensorRecord& r : records) acc.Add(r);
   return acc.Finish();
 }

@@ -23,6 +23,7 @@
 #include "formats/format.h"
 #include "formats/status.h"
 #include "simd/analyze.h"
+#include "simd/scaling.h"
 
 namespace lpsim {
 
@@ -63,11 +64,46 @@ struct CastEstimate {
 // bounds hold for every scale. Precondition: scale finite and > 0.
 CastEstimate EstimateCast(const TensorStats& stats, const Format& format, float scale);
 
-// The fp32 scale a recipe that can be replayed from stats gives: "none" -> 1,
-// "current" -> CurrentScale(format, max_abs). Other recipes (delayed, block
-// scaling) depend on history or blocks: an error.
+// The fp32 scale a recipe that can be replayed from one record's stats
+// gives: "none" -> 1, "current" -> CurrentScale(format, max_abs). Delayed
+// scaling needs the history (DelayedScaler over the previous records'
+// max_abs, see Recommend) and block recipes per-block amaxes
+// (EstimateBlockCast): an error here.
 StatusOr<float> WhatIfScale(const std::string& recipe, const Format& format,
                             const TensorStats& stats);
+
+// What a block recipe (one scale per block, simd::BlockQuantize) would do,
+// bounded from the per-tensor histograms alone. The histograms cannot tell
+// which block an element is in, so each element's block amax is only known
+// to lie in [|x|, A] (A = the tensor's max_abs): the block contains x and
+// lies in the tensor. The block multiplier m(a) (E8M0: 2^-(floor(log2 a) -
+// emax); fp32: CurrentScale(a)) never grows with a, so every element sees a
+// multiplier in [m(A), m(|x|)]:
+//   underflow.upper, overflow.lower: every block has the tensor's amax
+//     (multiplier m(A) for all: the most underflow, the least overflow);
+//   underflow.lower, overflow.upper: every element is its own block's amax
+//     (multiplier m(|x|): the least underflow, the most overflow; for MX,
+//     elements whose mantissa is above the format's max mantissa may clamp).
+// Bins count as in EstimateCast (2^-22 edge slack). When `shape` is known
+// and the tensor is one block (as the tracker cuts it: [numel / last_dim,
+// last_dim]), every block amax is A and the estimate is EstimateCast's at
+// m(A). MX elements saturate (OCP MX). The SNR is a model with multiplier
+// m(A) for every element: no credit for the block scaling.
+CastEstimate EstimateBlockCast(const TensorStats& stats, const Format& format,
+                               const BlockSpec& spec, const std::vector<int64_t>& shape = {});
+
+// A recipe the recommender can replay from stored records: "none",
+// "current", "delayedN" (TE's delayed scaling, max over a history of N
+// records; "delayed" = delayed16), or a block recipe of BlockSpec::Parse
+// ("mx", "row", "col", "1x128", "128x128", "RxC[:options]").
+struct WhatIfRecipe {
+  enum class Kind { kNone, kCurrent, kDelayed, kBlock };
+  Kind kind = Kind::kNone;
+  std::string name;    // canonical: "none", "current", "delayed16", "mx", "row", "1x128", ...
+  size_t history = 0;  // kDelayed
+  BlockSpec block;     // kBlock
+};
+StatusOr<WhatIfRecipe> ParseWhatIfRecipe(const std::string& name);
 
 // Limits a candidate must keep within, as fractions of all elements.
 struct Budgets {
@@ -80,8 +116,12 @@ struct RecommendOptions {
   // Formats to consider. Empty: every format simulated in the run plus
   // kDefaultWhatIfFormats.
   std::vector<std::string> formats;
-  // Recipes replayed for formats without exact counts.
-  std::vector<std::string> what_if_recipes = {"none", "current"};
+  // Recipes replayed for formats without exact counts (ParseWhatIfRecipe),
+  // plus every replayable recipe the run itself simulated. Block recipes are
+  // replayed only for formats of at most 8 bits (MX and tile scaling exist
+  // for fp8/fp6/fp4). Records must come in step order (Recommend reads them
+  // so): delayed scaling replays each tensor's amax history.
+  std::vector<std::string> what_if_recipes = {"none", "current", "delayed16", "mx"};
   Budgets budgets;
 };
 

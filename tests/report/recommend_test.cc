@@ -137,6 +137,214 @@ TEST(WhatIfScaleTest, NoneCurrentAndUnsupported) {
   EXPECT_FALSE(WhatIfScale("mx", F("e4m3fn"), st).ok());
 }
 
+// Records with a known histogram (defined below).
+TensorRecord RecordAt(const std::string& name, Role role, int64_t step, int exponent, int n);
+
+TEST(WhatIfRecipeTest, NamesMatchTheTracker) {
+  EXPECT_EQ(ParseWhatIfRecipe("delayed").value().name, "delayed16");
+  EXPECT_EQ(ParseWhatIfRecipe("delayed4").value().history, 4u);
+  EXPECT_EQ(ParseWhatIfRecipe("mx").value().name, "mx");
+  EXPECT_EQ(ParseWhatIfRecipe("row").value().name, "row");
+  EXPECT_EQ(ParseWhatIfRecipe("1x128").value().name, "1x128");
+  EXPECT_EQ(ParseWhatIfRecipe("128x128").value().name, "128x128");
+  EXPECT_EQ(ParseWhatIfRecipe("1x32:fp32").value().name, "1x32:fp32");
+  EXPECT_FALSE(ParseWhatIfRecipe("delayedx").ok());
+  EXPECT_FALSE(ParseWhatIfRecipe("tiles").ok());
+}
+
+// Exact block counts, as the tracker gets them.
+CastCounts BlockExact(const std::vector<float>& x, size_t rows, size_t cols, const Format& f,
+                      const BlockSpec& spec) {
+  std::vector<float> out(x.size());
+  CastCounts c;
+  simd::BlockQuantize(f, x.data(), rows, cols, spec, {}, out.data(), nullptr, &c);
+  return c;
+}
+
+TEST(EstimateBlockCastTest, ConstructedBlocksWithKnownAnswers) {
+  // 8 rows of 32, row r constant at 2^(-3r). e2m1fn: min subnormal 0.5
+  // (underflow at or below 2^-2), emax 2. MX gives each row its own scale
+  // 2^(2+3r): every value lands on 4, nothing underflows. One scale for all
+  // (2^2, from the tensor amax 1) flushes rows 2..7: 192 values.
+  const Format e2m1 = F("e2m1fn");
+  std::vector<float> x;
+  for (int r = 0; r < 8; ++r) x.insert(x.end(), 32, std::ldexp(1.0f, -3 * r));
+  const TensorStats st = StatsOf(x);
+  const CastEstimate e = EstimateBlockCast(st, e2m1, BlockSpec::Mx(), {8, 32});
+  EXPECT_EQ(e.underflow.lower, 0u);
+  EXPECT_EQ(e.underflow.upper, 192u);
+  EXPECT_EQ(e.overflow.upper, 0u);
+  EXPECT_EQ(BlockExact(x, 8, 32, e2m1, BlockSpec::Mx()).underflow, 0u);  // = lower
+
+  // The same values with the tensor amax in every row: now every block has
+  // scale 2^2 and the exact count is the upper bound.
+  std::vector<float> y = x;
+  for (int r = 0; r < 8; ++r) y[32 * r] = 1.0f;
+  const CastEstimate ey = EstimateBlockCast(StatsOf(y), e2m1, BlockSpec::Mx(), {8, 32});
+  EXPECT_EQ(ey.underflow.upper, 186u);  // rows 2..7 less their amax element
+  EXPECT_EQ(BlockExact(y, 8, 32, e2m1, BlockSpec::Mx()).underflow, 186u);
+  EXPECT_EQ(ey.underflow.lower, 0u);
+
+  // One block (a single row of 32 under MX): every block amax is the tensor
+  // amax, so the estimate is per-tensor and exact here.
+  std::vector<float> one(x.begin() + 64, x.begin() + 96);  // row 2: 2^-6
+  one[0] = 1.0f;
+  const CastEstimate e1 = EstimateBlockCast(StatsOf(one), e2m1, BlockSpec::Mx(), {32});
+  EXPECT_EQ(e1.underflow.lower, 31u);
+  EXPECT_EQ(e1.underflow.upper, 31u);
+  EXPECT_EQ(e1.underflow.upper, BlockExact(one, 1, 32, e2m1, BlockSpec::Mx()).underflow);
+
+  // MX clamps a block amax whose mantissa is above the format's: 1.875 * 2^k
+  // scaled by 2^(8-k) is 480 > 448 + 16 for e4m3fn, so it overflows (to 448)
+  // even with the tensor's own scale: overflow.lower counts it.
+  std::vector<float> z(64, 0.25f);
+  z[5] = 1.875f;
+  const CastEstimate ez = EstimateBlockCast(StatsOf(z), F("e4m3fn"), BlockSpec::Mx(), {2, 32});
+  EXPECT_EQ(ez.overflow.lower, 1u);
+  EXPECT_EQ(BlockExact(z, 2, 32, F("e4m3fn"), BlockSpec::Mx()).overflow, 1u);
+  // fp32 per-row scales never overflow (x * max / amax <= max).
+  const CastEstimate er = EstimateBlockCast(StatsOf(z), F("e4m3fn"), BlockSpec::Rowwise(), {2, 32});
+  EXPECT_EQ(er.overflow.upper, 0u);
+}
+
+TEST(EstimateBlockCastTest, BoundsHoldAgainstExactCounts) {
+  std::mt19937 rng(99);
+  struct T {
+    std::vector<float> x;
+    size_t rows, cols;
+  };
+  std::vector<T> tensors;
+  {  // log-uniform over 60 binades
+    std::uniform_real_distribution<float> u(-40.0f, 20.0f);
+    T t{std::vector<float>(256 * 256), 256, 256};
+    for (float& v : t.x) v = std::exp2(u(rng)) * (rng() & 1 ? 1.0f : -1.0f);
+    tensors.push_back(t);
+  }
+  {  // Gaussian rows whose scale varies by row (what block scaling helps)
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    T t{std::vector<float>(200 * 160), 200, 160};
+    for (size_t r = 0; r < t.rows; ++r) {
+      for (size_t c = 0; c < t.cols; ++c) t.x[r * t.cols + c] = n(rng) * std::ldexp(1.0f, -int(r % 37));
+    }
+    tensors.push_back(t);
+  }
+  const char* specs[] = {"e2m1fn", "e2m3fn", "e3m2fn", "e4m3fn", "e5m2", "e4m3fn:ftz"};
+  const char* recipes[] = {"mx", "row", "col", "1x128", "128x128", "1x32:fp32:nopow2"};
+  int checked = 0;
+  uint64_t width = 0, total = 0;
+  for (const T& t : tensors) {
+    const TensorStats st = StatsOf(t.x);
+    for (const char* spec : specs) {
+      for (const char* recipe : recipes) {
+        const BlockSpec b = BlockSpec::Parse(recipe).value();
+        const Format f = F(spec);
+        const CastEstimate e =
+            EstimateBlockCast(st, f, b, {int64_t(t.rows), int64_t(t.cols)});
+        const CastCounts c = BlockExact(t.x, t.rows, t.cols, f, b);
+        EXPECT_LE(e.underflow.lower, c.underflow) << spec << " " << recipe;
+        EXPECT_GE(e.underflow.upper, c.underflow) << spec << " " << recipe;
+        EXPECT_LE(e.overflow.lower, c.overflow) << spec << " " << recipe;
+        EXPECT_GE(e.overflow.upper, c.overflow) << spec << " " << recipe;
+        width += e.underflow.upper - e.underflow.lower;
+        total += e.numel;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 72);
+  std::printf("mean underflow bound width: %.2f%% of elements\n", 100.0 * width / total);
+}
+
+// Records of one tensor whose amax jumps: delayed scaling uses the previous
+// records' amax, so the step after a jump overflows / underflows.
+TEST(RecommendTest, DelayedScalingReplaysTheAmaxHistory) {
+  // Step 0: values at 2^-20. Delayed scaling starts at scale 1, so e4m3fn
+  // (underflow at or below 2^-10) flushes all 100 (current scaling would
+  // not). Step 1: same values, scale now 448 / 2^-20: exact. Step 2: values
+  // at 2^-4 with that scale: 2^-4 * 448 * 2^20 overflows, all 100.
+  std::vector<TensorRecord> recs = {RecordAt("g", Role::kWeightGrad, 0, -20, 100),
+                                    RecordAt("g", Role::kWeightGrad, 1, -20, 100),
+                                    RecordAt("g", Role::kWeightGrad, 2, -4, 100)};
+  RecommendOptions o;
+  o.formats = {"e4m3fn"};
+  o.what_if_recipes = {"delayed16", "current"};
+  o.budgets.min_snr_db = 0;
+  const Recommendation r = RecommendFromRecords(recs, o).value();
+  const LayerAdvice& a = r.rows[1];
+  const Candidate* delayed = nullptr;
+  const Candidate* current = nullptr;
+  for (const Candidate& c : a.candidates) {
+    if (c.recipe == "delayed16") delayed = &c;
+    if (c.recipe == "current") current = &c;
+  }
+  ASSERT_NE(delayed, nullptr);
+  ASSERT_NE(current, nullptr);
+  EXPECT_EQ(delayed->underflow.lower, 100u);
+  EXPECT_EQ(delayed->underflow.upper, 100u);
+  EXPECT_EQ(delayed->overflow.lower, 100u);
+  EXPECT_EQ(delayed->overflow.upper, 100u);
+  EXPECT_EQ(current->underflow.upper, 0u);
+  EXPECT_EQ(current->overflow.upper, 0u);
+  EXPECT_EQ(a.best, "e4m3fn/current");
+
+  // Against exact counts: the tracker's DelayedScaler on the same tensors.
+  std::mt19937 rng(5);
+  std::vector<TensorRecord> run;
+  CastCounts exact;
+  DelayedScaler d(F("e5m2"), {4, DelayedScaler::Algo::kMax, {}});
+  for (int step = 0; step < 30; ++step) {
+    std::normal_distribution<float> n(0.0f, std::ldexp(1.0f, -(step % 11) * 2));
+    std::vector<float> x(4096);
+    for (float& v : x) v = n(rng);
+    AnalyzeResult res = simd::Analyze(x.data(), x.size(), {{F("e5m2"), d.Scale()}});
+    d.Update(res.stats.max_abs);
+    exact.numel += res.formats[0].numel;
+    exact.underflow += res.formats[0].underflow;
+    exact.overflow += res.formats[0].overflow;
+    TensorRecord t;
+    t.step = step;
+    t.name = "h";
+    t.role = Role::kActivationGrad;
+    t.stats = res.stats;
+    run.push_back(t);
+  }
+  o.formats = {"e5m2"};
+  o.what_if_recipes = {"delayed4"};
+  const Recommendation rr = RecommendFromRecords(run, o).value();
+  ASSERT_EQ(rr.rows[1].candidates.size(), 1u);
+  const Candidate& c = rr.rows[1].candidates[0];
+  EXPECT_EQ(c.numel, exact.numel);
+  EXPECT_LE(c.underflow.lower, exact.underflow);
+  EXPECT_GE(c.underflow.upper, exact.underflow);
+  EXPECT_LE(c.overflow.lower, exact.overflow);
+  EXPECT_GE(c.overflow.upper, exact.overflow);
+  EXPECT_GT(exact.overflow, 0u);  // the amax jumps do overflow
+}
+
+TEST(RecommendTest, BlockEstimateSaysWhenItCannotDecide) {
+  // The constructed MX case above as a record: e2m1fn/mx is within budgets
+  // on its lower bounds only, and its verdict says to simulate it.
+  TensorRecord t;
+  t.name = "w";
+  t.role = Role::kWeight;
+  t.shape = {8, 32};
+  std::vector<float> x;
+  for (int r = 0; r < 8; ++r) x.insert(x.end(), 32, std::ldexp(1.0f, -3 * r));
+  t.stats = StatsOf(x);
+  RecommendOptions o;
+  o.formats = {"e2m1fn"};
+  o.what_if_recipes = {"mx"};
+  o.budgets.min_snr_db = 0;
+  const Recommendation r = RecommendFromRecords({t}, o).value();
+  ASSERT_EQ(r.rows[1].candidates.size(), 1u);
+  const Candidate& c = r.rows[1].candidates[0];
+  EXPECT_FALSE(c.within_budget);
+  EXPECT_NE(c.verdict.find("simulate mx to decide"), std::string::npos) << c.verdict;
+  // Block recipes are replayed for narrow formats only.
+  o.formats = {"bf16"};
+  EXPECT_TRUE(RecommendFromRecords({t}, o).value().rows[1].candidates.empty());
+}
+
 // Records with a known histogram: values at 2^-12 only.
 TensorRecord RecordAt(const std::string& name, Role role, int64_t step, int exponent, int n) {
   TensorRecord r;
@@ -212,7 +420,9 @@ TEST(RecommendTest, BadInput) {
   o.budgets.max_underflow = 2;
   EXPECT_FALSE(RecommendFromRecords({}, o).ok());
   o.budgets.max_underflow = 0;
-  o.what_if_recipes = {"mx"};
+  o.what_if_recipes = {"bogus"};
+  EXPECT_NE(RecommendFromRecords({}, o).status().message().find("bogus"), std::string::npos);
+  o.what_if_recipes = {"delayed0"};
   EXPECT_FALSE(RecommendFromRecords({}, o).ok());
 }
 

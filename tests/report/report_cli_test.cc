@@ -8,16 +8,24 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "report/recommend.h"
 #include "simd/analyze.h"
+#include "simd/scaling.h"
 #include "store/npy.h"
 #include "store/run_db.h"
+
+#ifndef LPSIM_CMAKE
+#error "LPSIM_CMAKE, LPSIM_BUILD_DIR and LPSIM_WEB_SOURCE come from tests/report/CMakeLists.txt"
+#endif
 
 #ifndef LPSIM_BIN
 #error "LPSIM_BIN must name the lpsim binary (tests/report/CMakeLists.txt)"
@@ -174,6 +182,134 @@ TEST_F(ReportCliTest, EstimateBracketsExactCountsOfADemoRun) {
   });
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_GT(checked, 100);
+}
+
+// Delayed scaling replayed from the stored amax history gives, for every
+// record of a run that simulated delayed16, exactly the scale the tracker
+// used, and the estimate at that scale brackets the exact counts.
+TEST_F(ReportCliTest, DelayedReplayMatchesARecordedRun) {
+#ifndef LPSIM_HAVE_DEMO
+  GTEST_SKIP() << "lpsim was built without LibTorch (no demo)";
+#endif
+  const std::string run = dir_ + "/delayed";
+  Result r = Lpsim("demo --steps 6 --quiet --recipe delayed4 --formats e4m3fn,e2m1fn --run-dir " +
+                   run);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto reader = RunReader::Open(run).value();
+  std::map<std::string, std::vector<DelayedScaler>> replay;
+  int checked = 0;
+  Status s = reader->ForEachRecord({}, [&](TensorRecord&& rec) {
+    const std::string key = ToString(rec.role) + ":" + rec.name;
+    auto it = replay.find(key);
+    if (it == replay.end()) {
+      std::vector<DelayedScaler> v;
+      for (const FormatRecord& f : rec.formats) {
+        v.emplace_back(ParseFormat(f.format).value(),
+                       DelayedScaler::Options{4, DelayedScaler::Algo::kMax, {}});
+      }
+      it = replay.emplace(key, std::move(v)).first;
+    }
+    for (size_t i = 0; i < rec.formats.size(); ++i) {
+      const FormatRecord& f = rec.formats[i];
+      EXPECT_EQ(f.recipe, "delayed4");
+      EXPECT_EQ(it->second[i].Scale(), f.scale) << key << " step " << rec.step;
+      const CastEstimate e = EstimateCast(rec.stats, ParseFormat(f.format).value(), it->second[i].Scale());
+      EXPECT_LE(e.underflow.lower, f.counts.underflow);
+      EXPECT_GE(e.underflow.upper, f.counts.underflow);
+      EXPECT_LE(e.overflow.lower, f.counts.overflow);
+      EXPECT_GE(e.overflow.upper, f.counts.overflow);
+      it->second[i].Update(rec.stats.max_abs);
+      ++checked;
+    }
+    return Status();
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_GT(checked, 50);
+  // The recommender estimates e5m2 (not simulated) with the run's recipe.
+  r = Lpsim("recommend " + run + " --json --formats e4m3fn,e5m2 --recipes none");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  bool estimated_delayed = false;
+  for (const nlohmann::json& c : j["rows"][0]["candidates"]) {
+    if (c["format"] == "e5m2" && c["recipe"] == "delayed4" && c["exact"] == false) {
+      estimated_delayed = true;
+    }
+  }
+  EXPECT_TRUE(estimated_delayed) << r.out;
+}
+
+// The block bound on a run that simulated MX: each record's exact counts
+// lie within EstimateBlockCast's [lower, upper] from its histograms.
+TEST_F(ReportCliTest, BlockBoundBracketsARecordedMxRun) {
+#ifndef LPSIM_HAVE_DEMO
+  GTEST_SKIP() << "lpsim was built without LibTorch (no demo)";
+#endif
+  for (const char* recipe : {"mx", "1x128"}) {
+    const std::string run = dir_ + "/" + recipe;
+    Result r = Lpsim("demo --steps 4 --quiet --recipe " + std::string(recipe) +
+                     " --formats e4m3fn,e2m1fn,e3m2fn --run-dir " + run);
+    ASSERT_EQ(r.code, 0) << r.out;
+    const BlockSpec spec = BlockSpec::Parse(recipe).value();
+    auto reader = RunReader::Open(run).value();
+    int checked = 0, strict = 0;
+    Status s = reader->ForEachRecord({}, [&](TensorRecord&& rec) {
+      for (const FormatRecord& f : rec.formats) {
+        const CastEstimate e =
+            EstimateBlockCast(rec.stats, ParseFormat(f.format).value(), spec, rec.shape);
+        EXPECT_LE(e.underflow.lower, f.counts.underflow) << rec.name << " " << f.format;
+        EXPECT_GE(e.underflow.upper, f.counts.underflow) << rec.name << " " << f.format;
+        EXPECT_LE(e.overflow.lower, f.counts.overflow) << rec.name << " " << f.format;
+        EXPECT_GE(e.overflow.upper, f.counts.overflow) << rec.name << " " << f.format;
+        if (e.underflow.lower < e.underflow.upper) ++strict;
+        ++checked;
+      }
+      return Status();
+    });
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_GT(checked, 50) << recipe;
+    std::printf("%s: %d records checked, %d with a nonzero underflow bound width\n", recipe,
+                checked, strict);
+  }
+}
+
+// An installed lpsim (`cmake --install`, component runtime) finds the chart
+// libraries in PREFIX/share/lpsim/web without LPSIM_WEB_ASSETS. The installed
+// vega.min.js gets a marker, so the report proves which copy it inlined.
+TEST_F(ReportCliTest, InstalledLpsimInlinesInstalledLibraries) {
+  const std::string src = std::string(LPSIM_WEB_SOURCE) + "/vega/build/vega.min.js";
+  if (!std::filesystem::exists(src)) {
+    GTEST_SKIP() << "no " << src << ": run scripts/setup.sh (npm ci in report/web)";
+  }
+  const std::string prefix = dir_ + "/prefix";
+  const std::string install = std::string("\"") + LPSIM_CMAKE + "\" --install \"" +
+                              LPSIM_BUILD_DIR + "\" --component runtime --prefix " + prefix +
+                              " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(install.c_str()), 0) << install;
+  const std::string web = prefix + "/share/lpsim/web";
+  for (const char* f : {"vega/build/vega.min.js", "vega-lite/build/vega-lite.min.js",
+                        "vega-embed/build/vega-embed.min.js", "vega/LICENSE"}) {
+    EXPECT_TRUE(std::filesystem::exists(web + "/" + f)) << f;
+  }
+  std::ofstream(web + "/vega/build/vega.min.js", std::ios::app) << "\n/*lpsim-installed-copy*/\n";
+
+  const std::string run = WriteRun();
+  const std::string out = dir_ + "/installed.html";
+  const std::string cmd = "env -u LPSIM_WEB_ASSETS " + prefix + "/bin/lpsim report " + run +
+                          " -o " + out + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string text;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) text.append(buf.data(), n);
+  const int status = ::pclose(p);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  std::ifstream in(out);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("lpsim-installed-copy"), std::string::npos);
+  EXPECT_NE(html.find("vegaEmbed"), std::string::npos);
+  EXPECT_NE(html.find("vega-lite"), std::string::npos);
+  EXPECT_GT(html.size(), 500000u);  // the three libraries are inlined
 }
 
 }  // namespace
