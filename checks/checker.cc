@@ -91,16 +91,32 @@ const std::vector<RuleInfo>& RuleCatalog() {
            "(by the tap's module_type)",
            "TFCheck activation range check", E, kW, {{"tolerance", 1e-6}}),
       Rule("activation_saturation", "activations",
-           "Sigmoid/Tanh layer: rho_B (B = 10 bins, bins split at 0) over the last `window` "
-           "records > max_rho; computed per layer from the log histogram",
-           "TFCheck rho_B saturation; TheDeepChecker threshold rho > 0.85", W, kW,
-           {{"max_rho", 0.85}, {"window", 10}}),
+           "Sigmoid/Tanh layer: share of neurons whose rho_B (B = 10 bins of the output mapped to "
+           "[-1, 1]) over the last `window` records exceeds max_rho is > max_saturated_neurons; "
+           "without per-neuron summaries (a stored run), the layer's rho_B from its log histogram "
+           "> max_rho",
+           "TFCheck rho_B (Rakitianskaia & Engelbrecht, B = 10); TheDeepChecker rho > 0.85 in > 50% "
+           "of the neurons (buffer of 10 batches)", W, kW,
+           {{"max_rho", 0.85}, {"window", 10}, {"max_saturated_neurons", 0.5}}),
       Rule("dead_relu", "activations",
-           "ReLU layer: share of zero outputs over the last `window` records > max_zero_share "
-           "(per layer: > 50% dead neurons plus live ones 70% at zero gives 0.85)",
-           "TheDeepChecker (> 50% of neurons dead), DeepDiagnosis (>= 70% zero)", W, kW,
-           {{"max_zero_share", 0.85}, {"window", 10}}),
+           "ReLU layer: share of dead neurons (>= neuron_zero_share of their outputs over the last "
+           "`window` records below zero_threshold) is > max_dead_neurons; without per-neuron "
+           "summaries (a stored run), the layer's share of zero outputs > max_zero_share (> 50% dead "
+           "neurons plus live ones 70% at zero gives 0.85)",
+           "TheDeepChecker (95th percentile of |y| < 1e-5 in > 50% of the neurons), DeepDiagnosis "
+           "(>= 70% zero)", W, kW,
+           {{"max_zero_share", 0.85}, {"window", 10}, {"zero_threshold", 1e-5},
+            {"neuron_zero_share", 0.95}, {"max_dead_neurons", 0.5}}),
       // --- optimization ---
+      Rule("cannot_fit_small_sample", "optimization",
+           "run by lpsim::SmallSampleFit (tracker/small_sample.h), not on records: a fresh copy of "
+           "the model trained without regularization on per_class examples per class for up to "
+           "max_steps steps does not reach min_accuracy on them, or its loss does not fall below "
+           "max_loss_ratio x the initial loss",
+           "TFCheck 'cannot fit a small sample'; TheDeepChecker proper fitting (one batch of 16, "
+           "mislabeled <= 5%, 100-1000 iterations); max_loss_ratio: lpsim", E, kW,
+           {{"per_class", 4}, {"max_examples", 64}, {"max_steps", 300}, {"min_accuracy", 0.95},
+            {"max_loss_ratio", 0.1}}),
       Rule("zero_loss", "optimization", "|loss| <= epsilon at a step",
            "TFCheck zero loss; DeepDiagnosis invalid loss", E, kW, {{"epsilon", 1e-12}}),
       Rule("negative_loss", "optimization",
@@ -346,6 +362,41 @@ size_t AsSize(double v, size_t min_value = 1) {
   return v < static_cast<double>(min_value) ? min_value : static_cast<size_t>(v);
 }
 
+// The last `window` per-neuron summaries of one layer and their per-neuron
+// totals, kept up to date as summaries enter and leave (no re-summing).
+struct NeuronWindow {
+  std::deque<NeuronSummary> buf;
+  std::vector<uint64_t> count, near_zero, bin_count;
+  std::vector<double> bin_sum;
+
+  void Push(NeuronSummary s, size_t cap) {
+    const bool same_layout = !buf.empty() && buf.front().neurons() == s.neurons() &&
+                             buf.front().near_zero.size() == s.near_zero.size() &&
+                             buf.front().bin_count.size() == s.bin_count.size();
+    if (!same_layout) {  // a new layer shape: start over
+      buf.clear();
+      count.assign(s.count.size(), 0);
+      near_zero.assign(s.near_zero.size(), 0);
+      bin_count.assign(s.bin_count.size(), 0);
+      bin_sum.assign(s.bin_sum.size(), 0.0);
+    }
+    Apply(s, +1);
+    buf.push_back(std::move(s));
+    while (buf.size() > cap) {
+      Apply(buf.front(), -1);
+      buf.pop_front();
+    }
+  }
+
+ private:
+  void Apply(const NeuronSummary& s, int sign) {
+    for (size_t i = 0; i < s.count.size(); ++i) count[i] += sign * static_cast<int64_t>(s.count[i]);
+    for (size_t i = 0; i < s.near_zero.size(); ++i) near_zero[i] += sign * static_cast<int64_t>(s.near_zero[i]);
+    for (size_t i = 0; i < s.bin_count.size(); ++i) bin_count[i] += sign * static_cast<int64_t>(s.bin_count[i]);
+    for (size_t i = 0; i < s.bin_sum.size(); ++i) bin_sum[i] += sign * static_cast<double>(s.bin_sum[i]);
+  }
+};
+
 }  // namespace
 
 class Checker::Impl {
@@ -419,6 +470,8 @@ class Checker::Impl {
   void Weight(const TensorRecord& r);
   void PoorInit(const TensorRecord& r);
   void Activation(const TensorRecord& r);
+  void SaturationPerNeuron(const TensorRecord& r);
+  void DeadPerNeuron(const TensorRecord& r);
   void Gradients();
   void LowPrecision(const TensorRecord& r, const FormatRecord& f);
 
@@ -439,6 +492,7 @@ class Checker::Impl {
   std::map<std::string, std::deque<double>> p75_;
   std::map<std::string, std::deque<double>> update_log_;
   std::map<std::string, std::deque<std::pair<double, double>>> act_buf_;  // (sum, count)
+  std::map<std::string, NeuronWindow> neuron_buf_;
   int explode_strikes_ = 0;
   std::map<std::string, std::deque<double>> amax_log_;
   std::map<std::string, std::deque<std::pair<float, double>>> scale_hist_;
@@ -676,7 +730,6 @@ void Checker::Impl::Activation(const TensorRecord& r) {
   const std::string type = Lower(r.module_type);
   if (type.empty() || s.finite() == 0) return;
   double lo = -INFINITY, hi = INFINITY;
-  const bool bounded = type == "sigmoid" || type == "tanh" || type == "softmax";
   if (type == "sigmoid" || type == "softmax") lo = 0, hi = 1;
   if (type == "tanh") lo = -1, hi = 1;
   if (type == "relu") lo = 0;
@@ -690,9 +743,16 @@ void Checker::Impl::Activation(const TensorRecord& r) {
               "check the layer.",
           {{"min", s.min}, {"max", s.max}, {"range_lo", lo}, {"range_hi", hi}});
   }
+  const bool per_neuron = r.neurons && r.neurons->neurons() > 0;
   if (type == "sigmoid" || type == "tanh") {
-    // rho_B with an even number of bins split at 0 equals mean |g|, g the
-    // output mapped to [-1, 1]; values come from the log histogram (midpoints).
+    if (per_neuron && !r.neurons->bin_count.empty()) {
+      SaturationPerNeuron(r);
+      return;
+    }
+    // Fallback (no per-neuron summary, e.g. a stored run): rho_B of the
+    // whole layer. With an even number of bins split at 0 it equals mean |g|,
+    // g the output mapped to [-1, 1]; values come from the log histogram
+    // (bin midpoints).
     double sum = 0;
     for (size_t b = 0; b < s.log_hist.size(); ++b) {
       if (s.log_hist[b] == 0) continue;
@@ -712,15 +772,19 @@ void Checker::Impl::Activation(const TensorRecord& r) {
       Judge("activation_saturation", r.name, rho > max_rho, r.name,
             r.module_type + " layer '" + r.name + "' is saturated: rho_B = " + Fmt(rho) + " > " +
                 Fmt(max_rho) + " over the last " + std::to_string(window) +
-                " records, most outputs sit at the flat ends of the function where gradients "
-                "vanish. Use ReLU-like activations, normalize inputs, or scale down the initial "
-                "weights and biases.",
-            {{"rho_b", rho}, {"max_rho", max_rho}});
+                " records (whole layer: no per-neuron summaries in this run), most outputs sit at "
+                "the flat ends of the function where gradients vanish. Use ReLU-like activations, "
+                "normalize inputs, or scale down the initial weights and biases.",
+            {{"rho_b", rho}, {"max_rho", max_rho}, {"per_neuron", 0}});
     }
   }
-  (void)bounded;
   if (type == "relu" || type == "relu6" || type == "leakyrelu") {
     if (type == "leakyrelu") return;  // never exactly 0
+    if (per_neuron && !r.neurons->near_zero.empty()) {
+      DeadPerNeuron(r);
+      return;
+    }
+    // Fallback: the layer's share of exact zeros.
     const size_t window = AsSize(P("dead_relu", "window"));
     auto& d = act_buf_[r.name + "|dead"];
     Push(&d, std::make_pair(static_cast<double>(s.zeros), static_cast<double>(s.count)), window);
@@ -732,11 +796,83 @@ void Checker::Impl::Activation(const TensorRecord& r) {
       Judge("dead_relu", r.name, share > max_share, r.name,
             "ReLU layer '" + r.name + "' is dying: " + Fmt(100 * share) + "% of its outputs were 0 "
                 "over the last " + std::to_string(window) + " records (threshold " +
-                Fmt(100 * max_share) + "%). Dead units get no gradient and never recover; lower "
-                "the learning rate, check for large negative biases, or use LeakyReLU.",
-            {{"zero_share", share}, {"max_zero_share", max_share}});
+                Fmt(100 * max_share) + "%, whole layer: no per-neuron summaries in this run). Dead "
+                "units get no gradient and never recover; lower the learning rate, check for large "
+                "negative biases, or use LeakyReLU.",
+            {{"zero_share", share}, {"max_zero_share", max_share}, {"per_neuron", 0}});
     }
   }
+}
+
+void Checker::Impl::SaturationPerNeuron(const TensorRecord& r) {
+  const size_t window = AsSize(P("activation_saturation", "window"));
+  NeuronWindow& w = neuron_buf_[r.name + "|sat"];
+  w.Push(*r.neurons, window);
+  if (w.buf.size() < window) return;
+  constexpr int B = NeuronSummary::kBins;
+  const double max_rho = P("activation_saturation", "max_rho");
+  size_t seen = 0, saturated = 0;
+  double layer_abs = 0, layer_n = 0;
+  for (size_t n = 0; n < w.count.size(); ++n) {
+    if (w.count[n] == 0) continue;
+    // rho_B = sum_b N_b |mean g of bin b| / sum_b N_b.
+    double a = 0;
+    for (int b = 0; b < B; ++b) a += std::fabs(w.bin_sum[n * B + b]);
+    const double rho = a / static_cast<double>(w.count[n]);
+    ++seen;
+    saturated += rho > max_rho;
+    layer_abs += a, layer_n += static_cast<double>(w.count[n]);
+  }
+  if (seen == 0) return;
+  const double share = static_cast<double>(saturated) / static_cast<double>(seen);
+  const double max_share = P("activation_saturation", "max_saturated_neurons");
+  const double rho = layer_n > 0 ? layer_abs / layer_n : 0;
+  Judge("activation_saturation", r.name, share > max_share, r.name,
+        r.module_type + " layer '" + r.name + "' is saturated: " + std::to_string(saturated) + " of its " +
+            std::to_string(seen) + " neurons (" + Fmt(100 * share) + "%, threshold " + Fmt(100 * max_share) +
+            "%) have rho_B > " + Fmt(max_rho) + " over the last " + std::to_string(window) +
+            " records: their outputs sit at the flat ends of the function where gradients vanish. "
+            "Use ReLU-like activations, normalize inputs, or scale down the initial weights and biases.",
+        {{"saturated_neurons", static_cast<double>(saturated)},
+         {"neurons", static_cast<double>(seen)},
+         {"saturated_share", share},
+         {"max_saturated_neurons", max_share},
+         {"rho_b", rho},
+         {"max_rho", max_rho},
+         {"per_neuron", 1}});
+}
+
+void Checker::Impl::DeadPerNeuron(const TensorRecord& r) {
+  const size_t window = AsSize(P("dead_relu", "window"));
+  NeuronWindow& w = neuron_buf_[r.name + "|dead"];
+  w.Push(*r.neurons, window);
+  if (w.buf.size() < window) return;
+  const double neuron_zero_share = P("dead_relu", "neuron_zero_share");
+  size_t seen = 0, dead = 0;
+  double z = 0, c = 0;
+  for (size_t n = 0; n < w.count.size(); ++n) {
+    if (w.count[n] == 0) continue;
+    ++seen;
+    const double share = static_cast<double>(w.near_zero[n]) / static_cast<double>(w.count[n]);
+    dead += share >= neuron_zero_share;
+    z += static_cast<double>(w.near_zero[n]), c += static_cast<double>(w.count[n]);
+  }
+  if (seen == 0) return;
+  const double share = static_cast<double>(dead) / static_cast<double>(seen);
+  const double max_share = P("dead_relu", "max_dead_neurons");
+  Judge("dead_relu", r.name, share > max_share, r.name,
+        "ReLU layer '" + r.name + "' is dying: " + std::to_string(dead) + " of its " + std::to_string(seen) +
+            " neurons (" + Fmt(100 * share) + "%, threshold " + Fmt(100 * max_share) + "%) output ~0 (|y| < " +
+            Fmt(r.neurons->zero_threshold) + ") for at least " + Fmt(100 * neuron_zero_share) +
+            "% of the inputs over the last " + std::to_string(window) +
+            " records. Dead units get no gradient and never recover; lower the learning rate, check "
+            "for large negative biases, or use LeakyReLU.",
+        {{"dead_neurons", static_cast<double>(dead)},
+         {"neurons", static_cast<double>(seen)},
+         {"dead_share", share},
+         {"max_dead_neurons", max_share},
+         {"zero_share", c > 0 ? z / c : 0.0},
+         {"per_neuron", 1}});
 }
 
 void Checker::Impl::Gradients() {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,30 @@ struct FormatRecord {
   CastCounts counts;
 };
 
+// A per-neuron summary of one activation record (one tracked step) of a
+// ReLU/ReLU6/Sigmoid/Tanh layer: what the per-neuron rules (dead_relu,
+// activation_saturation) buffer over their window. A neuron is one index of
+// the activation's channel dimension: dim 1 of a >= 4-D output (conv,
+// [N, C, H, W]), else the last dimension ([N, F], [N, L, F]). Made by
+// SummarizeNeurons() (checks/neurons.h); not stored in the run database.
+struct NeuronSummary {
+  static constexpr int kBins = 10;  // TFCheck's rho_B uses B = 10
+  int axis = -1;                    // the neuron dimension of the record's shape
+  // Per neuron: finite outputs seen.
+  std::vector<uint32_t> count;
+  // ReLU family, per neuron: outputs with |y| < zero_threshold.
+  std::vector<uint32_t> near_zero;
+  double zero_threshold = 0;
+  // Sigmoid/Tanh, per neuron x kBins (index neuron * kBins + b): outputs
+  // mapped to g in [-1, 1] (tanh: y, sigmoid: 2y - 1, clamped) fall in bin
+  // b = [-1 + 2b/B, -1 + 2(b+1)/B) (g = 1 in the last); their count and the
+  // sum of their g.
+  std::vector<uint32_t> bin_count;
+  std::vector<float> bin_sum;
+
+  size_t neurons() const { return count.size(); }
+};
+
 struct TensorRecord {
   int64_t step = 0;
   std::string name;            // e.g. "fc1" or "fc1.weight" or "fc1.weight.exp_avg"
@@ -63,6 +88,10 @@ struct TensorRecord {
   std::string module_type;     // e.g. "Linear", "ReLU" (for tandv export, rules)
   TensorStats stats;
   std::vector<FormatRecord> formats;
+  // Set by whoever builds the record (SummarizeNeurons, for ReLU/ReLU6/
+  // Sigmoid/Tanh activations); not stored, so absent in a stored run, where
+  // the per-neuron rules fall back to the layer's statistics.
+  std::optional<NeuronSummary> neurons;
 };
 
 struct ScalarRecord {

@@ -1,7 +1,9 @@
 // The evaluation suite of the rule catalog: small LibTorch training programs,
 // one per row of TFCheck's Table I (IPS, mutants, synthetic faults), healthy
 // programs on which no rule may fire, and a low-precision case. Every
-// scenario trains with a Tracker (live rules) and checks which rules fired.
+// scenario trains with a Tracker (live rules) and checks which rules fired;
+// most also run the small-sample check (lpsim::SmallSampleFit) on a fresh
+// copy of their model first.
 //
 //   lpsim_faults --list
 //   lpsim_faults ips17_high_lr [RUN_ROOT]      # exit 0: the expected rules fired
@@ -22,7 +24,10 @@
 #include <string>
 #include <vector>
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include "tracker/demo.h"
+#include "tracker/small_sample.h"
 #include "tracker/tracker.h"
 
 namespace {
@@ -51,6 +56,17 @@ struct Program {
   std::function<void(int, torch::optim::Optimizer&)> schedule;  // before each step
   int steps = 120;
   TrackerOptions options;
+  // TFCheck's small-sample check (lpsim::SmallSampleFit) on a fresh copy of
+  // the model, before training; its finding joins the run's. Scenarios whose
+  // fault is in the regularization or a custom forward leave it unset.
+  std::function<TrackedSequential()> fresh;
+  // 8 per class (default 4): XOR has 2 classes, and 8 points are too few for
+  // a linear model to fail on reliably; the 10-cluster task takes at most 64.
+  lpsim::SmallSampleOptions small = [] {
+    lpsim::SmallSampleOptions o;
+    o.per_class = 8;
+    return o;
+  }();
 };
 
 std::string g_root = "/tmp/lpsim_faults";
@@ -70,8 +86,39 @@ Outcome Train(Program& p, const std::string& name) {
     p.options.formats = {"e5m2", "bf16"};
     p.options.scaling = lpsim::Scaling::Current();
   }
-  Tracker tracker(*p.model, *p.optimizer, p.options);
   Outcome out;
+  std::vector<Finding> small_findings;
+  if (p.fresh) {
+    // The sample comes from the program's first batch; the RNG state is
+    // restored so the training below is the same with or without the check.
+    auto gen = at::detail::getDefaultCPUGenerator();
+    torch::Tensor rng;
+    {
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      rng = gen.get_state();
+    }
+    auto [x, y] = p.data(0);
+    {
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      gen.set_state(rng);
+    }
+    lpsim::StatusOr<lpsim::SmallSampleResult> r = lpsim::SmallSampleFit<TrackedSequential>(p.fresh, p.loss, x, y, p.small);
+    char buf[256];
+    if (!r.ok()) {
+      Finding f;
+      f.rule = "small_sample_error";
+      f.message = r.status().message();
+      small_findings.push_back(f);
+      std::snprintf(buf, sizeof buf, "small sample: error: %s", r.status().message().c_str());
+    } else {
+      std::snprintf(buf, sizeof buf, "small sample (%lld examples): %s after %d steps, accuracy %.3g, loss %.3g -> %.3g",
+                    static_cast<long long>(r->examples), r->fits ? "fits" : "does NOT fit", r->steps, r->accuracy,
+                    r->initial_loss, r->min_loss);
+      if (r->finding) small_findings.push_back(*r->finding);
+    }
+    out.note = buf;
+  }
+  Tracker tracker(*p.model, *p.optimizer, p.options);
   std::vector<double> losses;
   const auto start = std::chrono::steady_clock::now();
   for (int s = 0; s < p.steps; ++s) {
@@ -88,6 +135,7 @@ Outcome Train(Program& p, const std::string& name) {
   tracker.Close();
   const size_t k = std::min<size_t>(10, losses.size());
   for (size_t i = 0; i < k; ++i) out.first_loss += losses[i] / k, out.last_loss += losses[losses.size() - 1 - i] / k;
+  out.findings = small_findings;
   for (const Finding& f : tracker.findings()) {
     if (f.rule != "tracker_note") out.findings.push_back(f);
   }
@@ -148,8 +196,11 @@ struct Scenario {
   bool healthy() const { return row == "healthy"; }
 };
 
+// `fresh`, when set, builds a fresh copy of `model` (bugs included) for the
+// small-sample check.
 Outcome Adam(TrackedSequential model, const std::string& name, std::function<Batch(int)> data, double lr,
-             int steps, std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)> loss = Ce) {
+             int steps, std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)> loss = Ce,
+             std::function<TrackedSequential()> fresh = {}) {
   torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(lr));
   Program p;
   p.model = model.ptr().get();
@@ -158,13 +209,15 @@ Outcome Adam(TrackedSequential model, const std::string& name, std::function<Bat
   p.data = std::move(data);
   p.optimizer = &opt;
   p.steps = steps;
+  p.fresh = std::move(fresh);
   return Train(p, name);
 }
 
 Outcome Sgd(TrackedSequential model, const std::string& name, std::function<Batch(int)> data, double lr,
             int steps, double momentum = 0,
             std::function<void(int, torch::optim::Optimizer&)> schedule = {},
-            std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)> loss = Ce) {
+            std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)> loss = Ce,
+            std::function<TrackedSequential()> fresh = {}) {
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(lr).momentum(momentum));
   Program p;
   p.model = model.ptr().get();
@@ -174,6 +227,7 @@ Outcome Sgd(TrackedSequential model, const std::string& name, std::function<Batc
   p.optimizer = &opt;
   p.schedule = std::move(schedule);
   p.steps = steps;
+  p.fresh = std::move(fresh);
   return Train(p, name);
 }
 
@@ -185,51 +239,63 @@ std::vector<Scenario> Scenarios() {
   std::vector<Scenario> v;
   // --- healthy programs: no rule may fire ---
   v.push_back({"healthy_mlp_adam", "healthy", "MLP 32-64-10, ReLU, Adam 1e-3, clusters", {},
-               [](const std::string& n) { return Adam(Mlp(32, 64, 10, "relu"), n, Clusters(), 1e-3, 120); }});
+               [](const std::string& n) { return Adam(Mlp(32, 64, 10, "relu"), n, Clusters(), 1e-3, 120, Ce, [] { return Mlp(32, 64, 10, "relu"); }); }});
   v.push_back({"healthy_mlp_sgd", "healthy", "MLP 32-64-10, ReLU, SGD 0.01 momentum 0.9", {},
-               [](const std::string& n) { return Sgd(Mlp(32, 64, 10, "relu"), n, Clusters(), 0.01, 120, 0.9); }});
+               [](const std::string& n) { return Sgd(Mlp(32, 64, 10, "relu"), n, Clusters(), 0.01, 120, 0.9, {}, Ce, [] { return Mlp(32, 64, 10, "relu"); }); }});
   v.push_back({"healthy_tanh", "healthy", "MLP 32-64-64-10, Tanh, Adam 1e-3", {},
-               [](const std::string& n) { return Adam(Mlp(32, 64, 10, "tanh", 2), n, Clusters(), 1e-3, 120); }});
+               [](const std::string& n) { return Adam(Mlp(32, 64, 10, "tanh", 2), n, Clusters(), 1e-3, 120, Ce,
+                             [] { return Mlp(32, 64, 10, "tanh", 2); }); }});
   v.push_back({"healthy_sigmoid_shallow", "healthy", "MLP 32-64-10, Sigmoid, Adam 3e-3", {},
-               [](const std::string& n) { return Adam(Mlp(32, 64, 10, "sigmoid"), n, Clusters(), 3e-3, 120); }});
+               [](const std::string& n) { return Adam(Mlp(32, 64, 10, "sigmoid"), n, Clusters(), 3e-3, 120, Ce,
+                             [] { return Mlp(32, 64, 10, "sigmoid"); }); }});
   v.push_back({"healthy_xor_relu", "healthy", "MLP 2-32-32-2, ReLU, Adam 3e-3 on XOR", {},
-               [](const std::string& n) { return Adam(Mlp(2, 32, 2, "relu", 2), n, Xor(), 3e-3, 150); }});
+               [](const std::string& n) { return Adam(Mlp(2, 32, 2, "relu", 2), n, Xor(), 3e-3, 150, Ce,
+                             [] { return Mlp(2, 32, 2, "relu", 2); }); }});
   v.push_back({"healthy_cnn", "healthy", "the demo CNN, Adam 3e-3", {}, [](const std::string& n) {
                  auto task = std::make_shared<lpsim::DemoTask>("cnn");
-                 return Adam(task->MakeModel(), n, [task](int) { return task->Batch(32); }, 3e-3, 80);
+                 return Adam(task->MakeModel(), n, [task](int) { return task->Batch(32); }, 3e-3, 80, Ce,
+                             [task] { return task->MakeModel(); });
                }});
 
   // --- TFCheck Table I ---
   v.push_back({"ips4_inadequate_loss", "IPS-4", "softmax output fed to cross_entropy (softmax twice)",
-               {"loss_not_decreasing"}, [](const std::string& n) {
-                 TrackedSequential m = Mlp(32, 64, 10, "relu");
-                 m->push_back("softmax", nn::Softmax(1));
-                 return Adam(m, n, Clusters(), 1e-3, 120);
+               {"loss_not_decreasing", "cannot_fit_small_sample"}, [](const std::string& n) {
+                 auto make = [] {
+                   TrackedSequential m = Mlp(32, 64, 10, "relu");
+                   m->push_back("softmax", nn::Softmax(1));
+                   return m;
+                 };
+                 TrackedSequential m = make();
+                 return Adam(m, n, Clusters(), 1e-3, 120, Ce, make);
                }});
   v.push_back({"ips5_inefficient_optimization", "IPS-5", "SGD with learning rate 1e-5",
                {"loss_not_decreasing", "unstable_learning"},
-               [](const std::string& n) { return Sgd(Mlp(32, 64, 10, "relu"), n, Clusters(), 1e-5, 120); }});
-  v.push_back({"ips15_constant_init", "IPS-15", "every weight initialized to 0.1", {"poor_initialization"},
+               [](const std::string& n) { return Sgd(Mlp(32, 64, 10, "relu"), n, Clusters(), 1e-5, 120, 0, {}, Ce, [] { return Mlp(32, 64, 10, "relu"); }); }});
+  v.push_back({"ips15_constant_init", "IPS-15", "every weight initialized to 0.1",
+               {"poor_initialization", "cannot_fit_small_sample"},
                [](const std::string& n) {
-                 TrackedSequential m = Mlp(32, 64, 10, "relu");
-                 {
+                 auto make = [] {
+                   TrackedSequential m = Mlp(32, 64, 10, "relu");
                    torch::NoGradGuard g;
                    for (auto& p : m->parameters()) p.fill_(0.1);
-                 }
-                 return Adam(m, n, Clusters(), 1e-3, 60);
+                   return m;
+                 };
+                 TrackedSequential m = make();
+                 return Adam(m, n, Clusters(), 1e-3, 60, Ce, make);
                }});
   v.push_back({"ips17_high_lr", "IPS-17", "SGD with learning rate 3.0",
                {"unstable_learning", "fluctuating_loss|diverging_loss|nonfinite"},
-               [](const std::string& n) { return Sgd(Mlp(32, 64, 10, "relu"), n, Clusters(), 3.0, 120); }});
+               [](const std::string& n) { return Sgd(Mlp(32, 64, 10, "relu"), n, Clusters(), 3.0, 120, 0, {}, Ce, [] { return Mlp(32, 64, 10, "relu"); }); }});
   v.push_back({"mutant29_loss_sign", "mutant 29", "loss = -cross_entropy (wrong sign)", {"negative_loss"},
                [](const std::string& n) {
                  return Adam(Mlp(32, 64, 10, "relu"), n, Clusters(), 1e-3, 60,
-                             [](const torch::Tensor& o, const torch::Tensor& y) { return -Ce(o, y); });
+                             [](const torch::Tensor& o, const torch::Tensor& y) { return -Ce(o, y); }, [] { return Mlp(32, 64, 10, "relu"); });
                }});
   v.push_back({"mutant30_loss_operator", "mutant 30", "loss = ce - ce (operator '-' for '+ reg')",
-               {"zero_loss", "untrained_parameter"}, [](const std::string& n) {
+               {"zero_loss", "untrained_parameter", "cannot_fit_small_sample"}, [](const std::string& n) {
                  return Adam(Mlp(32, 64, 10, "relu"), n, Clusters(), 1e-3, 60,
-                             [](const torch::Tensor& o, const torch::Tensor& y) { return Ce(o, y) - Ce(o, y); });
+                             [](const torch::Tensor& o, const torch::Tensor& y) { return Ce(o, y) - Ce(o, y); },
+                             [] { return Mlp(32, 64, 10, "relu"); });
                }});
   v.push_back({"mutant31_reg_sign", "mutant 31", "loss = ce - 0.5 * ||W||^2 (regularization sign)",
                {"diverging_parameters|negative_loss"}, [](const std::string& n) {
@@ -249,31 +315,37 @@ std::vector<Scenario> Scenarios() {
                {"unstable_learning|diverging_parameters", "fluctuating_loss|diverging_loss|nonfinite|dead_relu"},
                [](const std::string& n) {
                  return Sgd(Mlp(2, 32, 2, "relu", 2), n, Xor(), 0.1, 100, 0,
-                            [](int s, torch::optim::Optimizer& o) { SetLr(o, 0.1 * std::pow(1.25, s)); });
+                            [](int s, torch::optim::Optimizer& o) { SetLr(o, 0.1 * std::pow(1.25, s)); }, Ce,
+                            [] { return Mlp(2, 32, 2, "relu", 2); });
                }});
   v.push_back({"mutant44_lr_schedule_collapses", "mutant 44", "lr = 0.05 * 0.1^step (decay per step, not per epoch)",
                {"loss_not_decreasing", "unstable_learning|untrained_parameter"}, [](const std::string& n) {
                  return Sgd(Mlp(32, 64, 10, "relu"), n, Clusters(), 0.05, 120, 0,
-                            [](int s, torch::optim::Optimizer& o) { SetLr(o, 0.05 * std::pow(0.1, s)); });
+                            [](int s, torch::optim::Optimizer& o) { SetLr(o, 0.05 * std::pow(0.1, s)); }, Ce, [] { return Mlp(32, 64, 10, "relu"); });
                }});
   v.push_back({"mutant45_lr_schedule_sign", "mutant 45", "lr = -0.05 after 20 steps (sign error: ascent)",
                {"diverging_loss"}, [](const std::string& n) {
                  return Sgd(Mlp(32, 64, 10, "relu"), n, Clusters(), 0.05, 100, 0,
-                            [](int s, torch::optim::Optimizer& o) { SetLr(o, s < 20 ? 0.05 : -0.05); });
+                            [](int s, torch::optim::Optimizer& o) { SetLr(o, s < 20 ? 0.05 : -0.05); }, Ce, [] { return Mlp(32, 64, 10, "relu"); });
                }});
   v.push_back({"synthetic1_deep_sigmoid", "synthetic 1", "10 Linear+Sigmoid layers, SGD 0.1",
                {"vanishing_gradient"},
-               [](const std::string& n) { return Sgd(Mlp(32, 32, 10, "sigmoid", 10), n, Clusters(), 0.1, 60); }});
+               [](const std::string& n) {
+                 return Sgd(Mlp(32, 32, 10, "sigmoid", 10), n, Clusters(), 0.1, 60, 0, {}, Ce,
+                            [] { return Mlp(32, 32, 10, "sigmoid", 10); });
+               }});
   v.push_back({"synthetic2_negative_bias", "synthetic 2", "first ReLU layer's bias = -100", {"dead_relu"},
                [](const std::string& n) {
-                 TrackedSequential m = Mlp(32, 64, 10, "relu");
-                 {
+                 auto make = [] {
+                   TrackedSequential m = Mlp(32, 64, 10, "relu");
                    torch::NoGradGuard g;
                    for (const auto& p : m->named_parameters()) {
                      if (p.key() == "fc1.bias") p.value().fill_(-100);
                    }
-                 }
-                 return Adam(m, n, Clusters(), 1e-3, 60);
+                   return m;
+                 };
+                 TrackedSequential m = make();
+                 return Adam(m, n, Clusters(), 1e-3, 60, Ce, make);
                }});
   v.push_back({"synthetic3_disconnected_layer", "synthetic 3", "a hidden layer computed but not used",
                {"untrained_parameter"}, [](const std::string& n) {
@@ -294,8 +366,11 @@ std::vector<Scenario> Scenarios() {
                  return Train(p, n);
                }});
   v.push_back({"synthetic4_missing_activation", "synthetic 4", "MLP 2-32-32-2 without activations on XOR",
-               {"loss_not_decreasing"},
-               [](const std::string& n) { return Adam(Mlp(2, 32, 2, "none", 2), n, Xor(), 1e-2, 150); }});
+               {"loss_not_decreasing", "cannot_fit_small_sample"},
+               [](const std::string& n) {
+                 return Adam(Mlp(2, 32, 2, "none", 2), n, Xor(), 1e-2, 150, Ce,
+                             [] { return Mlp(2, 32, 2, "none", 2); });
+               }});
 
   // --- low precision: trains in fp32, gradients underflow in e5m2 unscaled ---
   v.push_back({"lp_e5m2_underflow", "low precision",

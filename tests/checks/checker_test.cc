@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "checks/neurons.h"
+
 #include <cmath>
 #include <random>
 
@@ -292,6 +294,7 @@ TEST(Checker, SaturationAndDeadRelu) {
   EXPECT_EQ(c.findings()[0].step, 9);  // a full buffer of 10 records
   EXPECT_EQ(c.findings()[1].rule, "dead_relu");
   EXPECT_GT(c.findings()[1].evidence.at("zero_share"), 0.99);
+  EXPECT_EQ(c.findings()[1].evidence.at("per_neuron"), 0);  // no summaries: whole-layer fallback
 }
 
 TEST(Checker, SaturationRhoOfUniformTanhIsHalf) {
@@ -306,6 +309,168 @@ TEST(Checker, SaturationRhoOfUniformTanhIsHalf) {
   std::vector<Finding> f = c.EndStep(0);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NEAR(f[0].evidence.at("rho_b"), 0.5, 0.5 * TensorStats::kQuantileRelativeError);
+}
+
+// --- per-neuron summaries and rules ---
+
+// A record of `x` (shape `shape`) with its per-neuron summary.
+TensorRecord NeuronRec(int64_t step, const std::string& name, const std::vector<float>& x,
+                       std::vector<int64_t> shape, const std::string& type) {
+  TensorRecord r = Rec(step, name, Role::kActivation, x, shape, type);
+  r.neurons = SummarizeNeurons(x.data(), r.shape, type, 1e-5);
+  return r;
+}
+
+TEST(Neurons, SummaryCountsPerNeuron) {
+  // [3, 2]: neuron 0 = {0, 1e-6, 2}, neuron 1 = {5, NaN, 0}.
+  const std::vector<float> relu = {0.0f, 5.0f, 1e-6f, NAN, 2.0f, 0.0f};
+  std::optional<NeuronSummary> s = SummarizeNeurons(relu.data(), {3, 2}, "ReLU", 1e-5);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->axis, 1);
+  EXPECT_EQ(s->count, (std::vector<uint32_t>{3, 2}));
+  EXPECT_EQ(s->near_zero, (std::vector<uint32_t>{2, 1}));
+  EXPECT_TRUE(s->bin_count.empty());
+  // Sigmoid [2, 1]: g = 2y - 1 = -1 (bin 0) and 0.9 (bin 9).
+  const std::vector<float> sig = {0.0f, 0.95f};
+  s = SummarizeNeurons(sig.data(), {2, 1}, "Sigmoid", 0);
+  ASSERT_TRUE(s.has_value());
+  ASSERT_EQ(s->bin_count.size(), 10u);
+  EXPECT_EQ(s->bin_count[0], 1u);
+  EXPECT_EQ(s->bin_count[9], 1u);
+  EXPECT_FLOAT_EQ(s->bin_sum[0], -1.0f);
+  EXPECT_NEAR(s->bin_sum[9], 0.9f, 1e-6);
+  // Conv [N, C, H, W] = [2, 3, 2, 2]: neurons are the 3 channels, 8 values each.
+  std::vector<float> conv(24);
+  for (size_t i = 0; i < conv.size(); ++i) conv[i] = static_cast<float>((i / 4) % 3);  // channel index
+  s = SummarizeNeurons(conv.data(), {2, 3, 2, 2}, "relu", 1e-5);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->axis, 1);
+  EXPECT_EQ(s->count, (std::vector<uint32_t>{8, 8, 8}));
+  EXPECT_EQ(s->near_zero, (std::vector<uint32_t>{8, 0, 0}));
+  // Other types, scalars: nothing.
+  EXPECT_FALSE(SummarizeNeurons(relu.data(), {3, 2}, "Linear", 1e-5).has_value());
+  EXPECT_FALSE(SummarizeNeurons(relu.data(), {}, "ReLU", 1e-5).has_value());
+  EXPECT_EQ(NeuronAxis({7}), 0);
+  EXPECT_EQ(NeuronAxis({4, 5, 6}), 2);
+  EXPECT_STREQ(NeuronRuleFor("Tanh"), "activation_saturation");
+  EXPECT_STREQ(NeuronRuleFor("ReLU6"), "dead_relu");
+  EXPECT_EQ(NeuronRuleFor("LeakyReLU"), nullptr);
+}
+
+// A [rows, 10] ReLU output: neurons 0..dead-1 always 0; the others 0 in
+// `live_zero` of the rows (exactly), positive otherwise.
+std::vector<float> ReluNeurons(int rows, int dead, double live_zero) {
+  std::vector<float> x(static_cast<size_t>(rows) * 10);
+  for (int i = 0; i < rows; ++i) {
+    for (int n = 0; n < 10; ++n) {
+      const bool zero = n < dead || i < static_cast<int>(live_zero * rows);
+      x[static_cast<size_t>(i) * 10 + n] = zero ? 0.0f : 0.5f + 0.01f * static_cast<float>(i);
+    }
+  }
+  return x;
+}
+
+TEST(Checker, DeadReluPerNeuronCountsDeadNeurons) {
+  // 6 of 10 neurons dead, the live ones at 0 for 30% of the inputs: the
+  // layer's zero share is 0.6 + 0.4 * 0.3 = 0.72, under the layer-level
+  // fallback's 0.85, but 60% of the neurons are dead (> 50%).
+  Checker per_neuron, per_layer;
+  for (int64_t s = 0; s < 10; ++s) {
+    const std::vector<float> x = ReluNeurons(40, 6, 0.3);
+    per_neuron.Add(NeuronRec(s, "relu1", x, {40, 10}, "ReLU"));
+    per_layer.Add(Rec(s, "relu1", Role::kActivation, x, {40, 10}, "ReLU"));
+    per_neuron.EndStep(s);
+    per_layer.EndStep(s);
+  }
+  ASSERT_EQ(per_neuron.findings().size(), 1u) << Dump(per_neuron);
+  const Finding& f = per_neuron.findings()[0];
+  EXPECT_EQ(f.rule, "dead_relu");
+  EXPECT_EQ(f.step, 9);
+  EXPECT_EQ(f.evidence.at("dead_neurons"), 6);
+  EXPECT_EQ(f.evidence.at("neurons"), 10);
+  EXPECT_DOUBLE_EQ(f.evidence.at("dead_share"), 0.6);
+  EXPECT_NEAR(f.evidence.at("zero_share"), 0.72, 1e-12);
+  EXPECT_EQ(f.evidence.at("per_neuron"), 1);
+  EXPECT_TRUE(per_layer.findings().empty()) << Dump(per_layer);
+  // 5 of 10 dead is not more than half: silent.
+  Checker half;
+  for (int64_t s = 0; s < 10; ++s) {
+    half.Add(NeuronRec(s, "relu1", ReluNeurons(40, 5, 0.0), {40, 10}, "ReLU"));
+    half.EndStep(s);
+  }
+  EXPECT_TRUE(half.findings().empty()) << Dump(half);
+}
+
+TEST(Checker, DeadReluPerNeuronUsesTheWholeWindow) {
+  // A neuron at 0 for 9 of 10 records (90% < 95%) is not dead; at 0 for all
+  // 10, it is. 8 neurons: all of them zero except at one step for 4 of them.
+  auto run = [](int alive_at) {
+    Checker c;
+    for (int64_t s = 0; s < 10; ++s) {
+      std::vector<float> x(8 * 8, 0.0f);
+      if (s == alive_at) {
+        for (int i = 0; i < 8; ++i) {
+          for (int n = 0; n < 4; ++n) x[static_cast<size_t>(i) * 8 + n] = 1.0f;
+        }
+      }
+      c.Add(NeuronRec(s, "relu", x, {8, 8}, "ReLU"));
+      c.EndStep(s);
+    }
+    return c.findings();
+  };
+  std::vector<Finding> f = run(3);  // 4 of 8 dead: 50%, not > 50%
+  EXPECT_TRUE(f.empty());
+  f = run(-1);                      // all 8 dead
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].evidence.at("dead_neurons"), 8);
+}
+
+TEST(Checker, SaturationPerNeuronRhoB) {
+  // Tanh [200, 10]: neurons 0..5 at +-0.99 (rho_B 0.99), neurons 6..9
+  // uniform in [-1, 1] (rho_B = mean |g| = 0.5): 60% saturated.
+  std::vector<float> x(200 * 10);
+  for (int i = 0; i < 200; ++i) {
+    for (int n = 0; n < 10; ++n) {
+      x[static_cast<size_t>(i) * 10 + n] =
+          n < 6 ? (i % 2 ? 0.99f : -0.99f) : -1.0f + 2.0f * (static_cast<float>(i) + 0.5f) / 200.0f;
+    }
+  }
+  Checker c;
+  for (int64_t s = 0; s < 10; ++s) {
+    c.Add(NeuronRec(s, "tanh1", x, {200, 10}, "Tanh"));
+    c.EndStep(s);
+  }
+  ASSERT_EQ(c.findings().size(), 1u) << Dump(c);
+  const Finding& f = c.findings()[0];
+  EXPECT_EQ(f.rule, "activation_saturation");
+  EXPECT_EQ(f.step, 9);
+  EXPECT_EQ(f.evidence.at("saturated_neurons"), 6);
+  EXPECT_DOUBLE_EQ(f.evidence.at("saturated_share"), 0.6);
+  EXPECT_NEAR(f.evidence.at("rho_b"), 0.6 * 0.99 + 0.4 * 0.5, 1e-5);  // the layer's pooled rho_B
+  EXPECT_EQ(f.evidence.at("per_neuron"), 1);
+  // Known answer for one neuron: uniform g gives rho_B = 0.5, exactly (bins split at 0).
+  CheckConfig cfg = CheckConfig::Defaults();
+  ASSERT_TRUE(cfg.Set("activation_saturation", "window", 1).ok());
+  ASSERT_TRUE(cfg.Set("activation_saturation", "max_rho", 0.0).ok());
+  ASSERT_TRUE(cfg.Set("activation_saturation", "max_saturated_neurons", 0.0).ok());
+  Checker one(cfg);
+  std::vector<float> u(1000);
+  for (size_t i = 0; i < u.size(); ++i) u[i] = -1.0f + 2.0f * (static_cast<float>(i) + 0.5f) / 1000.0f;
+  one.Add(NeuronRec(0, "t", u, {1000, 1}, "Tanh"));
+  std::vector<Finding> g = one.EndStep(0);
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_NEAR(g[0].evidence.at("rho_b"), 0.5, 1e-6);
+}
+
+TEST(Checker, PerNeuronWindowRestartsWhenTheLayerChangesShape) {
+  Checker c;
+  for (int64_t s = 0; s < 10; ++s) {
+    const int64_t width = s < 5 ? 10 : 12;
+    std::vector<float> x(static_cast<size_t>(4 * width), 0.0f);
+    c.Add(NeuronRec(s, "relu", x, {4, width}, "ReLU"));
+    c.EndStep(s);
+  }
+  EXPECT_TRUE(c.findings().empty());  // only 5 records of the 12-wide layer
 }
 
 TEST(Checker, VanishingAndExplodingGradients) {
