@@ -1,6 +1,7 @@
 #include "store/run_db.h"
 
 #include <fcntl.h>  // open(O_CREAT | O_EXCL): claim run.db atomically
+#include <pthread.h>
 #include <sqlite3.h>
 #include <time.h>    // gmtime_r
 #include <unistd.h>  // close
@@ -1303,6 +1304,7 @@ StatusOr<std::unique_ptr<RunWriter>> RunWriter::Open(const std::string& run_dir,
 
     Impl* raw = impl.get();
     raw->thread_ = std::thread([raw] { raw->Run(); });
+    pthread_setname_np(raw->thread_.native_handle(), "lpsim-store");  // for top/perf
     remove_on_failure.armed = false;
     return std::unique_ptr<RunWriter>(new RunWriter(std::move(impl)));
   } catch (const std::exception& e) {

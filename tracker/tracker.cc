@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include "store/run_db.h"
 #include "tracker/capture.h"
 #include "tracker/distributed.h"
+#include "tracker/step_analyzer.h"
 
 namespace lpsim {
 
@@ -33,7 +35,7 @@ std::string ModuleTypeName(const torch::nn::Module& m) {
 class Tracker::Impl {
  public:
   Impl(torch::nn::Module& model, torch::optim::Optimizer& optimizer, TrackerOptions opt)
-      : model_(model), optimizer_(optimizer), opt_(std::move(opt)), checker_(opt_.check_config) {}
+      : model_(model), optimizer_(optimizer), opt_(std::move(opt)) {}
 
   Status Init(Tracker* owner);
   torch::Tensor Tap(const std::string& name, const torch::Tensor& x,
@@ -42,10 +44,7 @@ class Tracker::Impl {
   void Scalar(const std::string& name, double value);
   void Close(const std::string& status);
   void SetBatch(const torch::Tensor& inputs, const torch::Tensor& targets);
-  std::vector<Finding> findings() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return findings_;
-  }
+  std::vector<Finding> findings() const { return analyzer_->findings(); }
 
   int64_t step() const { return step_; }
   bool Tracking() const { return step_ % opt_.every == 0; }
@@ -54,10 +53,7 @@ class Tracker::Impl {
     std::lock_guard<std::mutex> lock(mu_);
     return notes_;
   }
-  std::vector<TensorRecord> last_records() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return last_records_;
-  }
+  std::vector<TensorRecord> last_records() const { return analyzer_->last_records(); }
 
  private:
   struct Param {
@@ -70,30 +66,43 @@ class Tracker::Impl {
     auto it = opt_.role_scaling.find(role);
     return it == opt_.role_scaling.end() ? opt_.scaling : it->second;
   }
-  bool Selected(const std::string& name, Role role) const {
+  bool Selected(const std::string& name, Role role) {
     if (!Contains(opt_.roles, role)) return false;
-    if (!opt_.include.empty() && !std::regex_search(name, include_re_)) return false;
-    if (!opt_.exclude.empty() && std::regex_search(name, exclude_re_)) return false;
-    return true;
+    if (opt_.include.empty() && opt_.exclude.empty()) return true;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, fresh] = selected_.try_emplace(name, true);
+    if (fresh) {  // std::regex is slow: match each name once
+      it->second = (opt_.include.empty() || std::regex_search(name, include_re_)) &&
+                   (opt_.exclude.empty() || !std::regex_search(name, exclude_re_));
+    }
+    return it->second;
   }
   void Note(const std::string& key, const std::string& text);
   // A contiguous fp32 CPU view of t (a copy when needed), or undefined after
   // recording a note when t cannot be analyzed.
   torch::Tensor AsFloat(const std::string& name, const torch::Tensor& t);
+  // Hands t's values to the analyzer (a copy in the background mode).
+  void Snapshot(TensorSnapshot s, const torch::Tensor& t);
   void Record(const std::string& name, Role role, const torch::Tensor& t,
               const std::string& module_type);
   torch::Tensor FakeQuant(const Format& f, const std::string& key, Role role,
                           const torch::Tensor& x);
   float GlobalAmax(const torch::Tensor& x);
-  bool AllFinite(const torch::Tensor& t) const;
+  static bool AllFinite(const torch::Tensor& t);
   void RecordOptimizerState(const Param& p);
   // A scalar to the run and to the rules.
-  void AddScalar(const ScalarRecord& s);
+  void AddScalar(const ScalarRecord& s) {
+    if (writer_) analyzer_->Add(s);
+  }
   // Writes RUN_DIR/captures/step_N/ for finding f; returns the folder or "".
   std::string Capture(const Finding& f, bool applied, double loss);
-  // Runs the rules on the step's records and applies their policies;
-  // returns the message of a "raise" finding, or "".
+  // Applies the policies of the rules' new findings (result is null at
+  // Close: only warn applies); returns the message of a "raise" finding.
   std::string Check(StepResult* result, double loss);
+  Policy PolicyFor(const std::string& rule) const {
+    auto it = opt_.check_config.rules.find(rule);
+    return it == opt_.check_config.rules.end() ? Policy::kLog : it->second.policy;
+  }
 
   torch::nn::Module& model_;
   torch::optim::Optimizer& optimizer_;
@@ -102,6 +111,7 @@ class Tracker::Impl {
   Format sim_fwd_, sim_bwd_;
   std::regex include_re_, exclude_re_;
   std::unique_ptr<RunWriter> writer_;
+  std::unique_ptr<StepAnalyzer> analyzer_;  // after writer_: destroyed first
   std::string run_path_;
   std::vector<Param> params_;
   int rank_ = 0;
@@ -109,14 +119,12 @@ class Tracker::Impl {
   bool closed_ = false;
 
   mutable std::mutex mu_;
-  std::unordered_map<std::string, std::vector<DelayedScaler>> delayed_;  // per tensor, per format
-  std::unordered_map<std::string, DelayedScaler> sim_delayed_;           // simulate, per tensor
-  std::vector<TensorRecord> current_records_, last_records_;
+  std::unordered_map<std::string, DelayedScaler> sim_delayed_;  // simulate, per tensor
+  std::unordered_map<std::string, bool> selected_;             // name -> include/exclude verdict
   std::vector<std::string> notes_;
   std::set<std::string> noted_;
+  std::vector<std::vector<float>> before_;  // weights before the update (update ratios)
 
-  Checker checker_;                // guarded by mu_ (records may come from hooks)
-  std::vector<Finding> findings_;  // guarded by mu_
   std::set<std::string> warned_;
   torch::Tensor batch_inputs_, batch_targets_, batch_rng_;
   int captures_ = 0;
@@ -127,6 +135,10 @@ class Tracker::Impl {
 namespace {
 
 std::string Key(const std::string& name, Role role) { return ToString(role) + ":" + name; }
+
+bool FastPath(const torch::Tensor& t) {
+  return t.scalar_type() == torch::kFloat && t.device().is_cpu() && t.is_contiguous();
+}
 
 StatusOr<Format> ParseOr(const std::string& spec, const char* what) {
   StatusOr<Format> f = ParseFormat(spec);
@@ -212,6 +224,31 @@ Status Tracker::Impl::Init(Tracker* owner) {
     writer_ = std::move(w).value();
     run_path_ = writer_->path();
   }
+  {
+    StepAnalyzerOptions a;
+    a.formats = formats_;
+    a.scaling = opt_.scaling;
+    a.role_scaling = opt_.role_scaling;
+    a.threads = opt_.threads;
+    a.recording = rank_ == 0;
+    a.checks = opt_.checks;
+    a.check_config = opt_.check_config;
+    a.on_record = opt_.on_record;
+    // Policies that act on the step itself need its findings before step()
+    // returns; collectives must keep one order on every rank.
+    bool step_policies = false;
+    for (const auto& [rule, c] : opt_.check_config.rules) {
+      step_policies |= c.enabled && (c.policy == Policy::kRaise || c.policy == Policy::kStop ||
+                                     c.policy == Policy::kCapture);
+    }
+    a.background = opt_.background && !opt_.process_group && !(opt_.checks && step_policies);
+    if (opt_.process_group) {
+      auto pg = opt_.process_group;
+      a.reduce_amax = [pg](float amax) { return MaxAcrossRanks(*pg, amax); };
+      a.reduce_result = [pg](AnalyzeResult* r) { ReduceAcrossRanks(*pg, r); };
+    }
+    analyzer_ = std::make_unique<StepAnalyzer>(std::move(a), writer_.get());
+  }
 
   // TrackedSequential children tap through this tracker.
   for (const auto& item : model_.named_modules(/*name_prefix=*/"", /*include_self=*/false)) {
@@ -243,7 +280,7 @@ void Tracker::Impl::Note(const std::string& key, const std::string& text) {
     f.step = step_;
     f.tensor = key;
     f.message = text;
-    writer_->Add(f);
+    analyzer_->Add(std::move(f), /*listed=*/false);
   }
 }
 
@@ -269,68 +306,32 @@ float Tracker::Impl::GlobalAmax(const torch::Tensor& x) {
   return amax;
 }
 
+void Tracker::Impl::Snapshot(TensorSnapshot s, const torch::Tensor& t) {
+  const float* p = t.data_ptr<float>();
+  const size_t n = static_cast<size_t>(t.numel());
+  if (analyzer_->background()) {
+    FloatBuffer b = analyzer_->Buffer(n);
+    std::memcpy(b.data.get(), p, n * sizeof(float));
+    s.Own(std::move(b), n);
+  } else {
+    s.Borrow(p, n);
+  }
+  analyzer_->Add(std::move(s));
+}
+
 void Tracker::Impl::Record(const std::string& name, Role role, const torch::Tensor& t,
                            const std::string& module_type) {
   if (!t.defined() || !Selected(name, role)) return;
-  torch::Tensor x = AsFloat(name, t);
+  const torch::Tensor x = FastPath(t) ? t : AsFloat(name, t);
   if (!x.defined()) return;
-  const float* data = x.data_ptr<float>();
-  const size_t n = static_cast<size_t>(x.numel());
-  const Scaling& recipe = RecipeFor(role);
-  const std::string key = Key(name, role);
-
-  std::vector<FormatSlot> slots;
-  std::vector<DelayedScaler>* delayed = nullptr;
-  if (recipe.kind == Scaling::Kind::kDelayed) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = delayed_.find(key);
-    if (it == delayed_.end()) {
-      std::vector<DelayedScaler> v;
-      for (const Format& f : formats_) v.emplace_back(f, recipe.delayed);
-      it = delayed_.emplace(key, std::move(v)).first;
-    }
-    delayed = &it->second;
-  }
-  const float amax = recipe.kind == Scaling::Kind::kCurrent ? GlobalAmax(x) : 0.0f;
-  for (size_t i = 0; i < formats_.size(); ++i) {
-    FormatSlot slot{formats_[i]};
-    if (recipe.kind == Scaling::Kind::kCurrent) slot.scale = CurrentScale(formats_[i], amax, recipe.scale);
-    if (delayed) slot.scale = (*delayed)[i].Scale();
-    slots.push_back(slot);
-  }
-  AnalyzeResult result = simd::Analyze(data, n, slots, opt_.threads);
-  if (recipe.kind == Scaling::Kind::kBlock) {
-    size_t rows, cols;
-    Matrix(x, &rows, &cols);
-    std::vector<float> out(n);
-    std::vector<float> scales(recipe.block.BlocksPerRow(cols) * recipe.block.BlocksPerCol(rows));
-    for (size_t i = 0; i < formats_.size(); ++i) {
-      simd::BlockQuantize(formats_[i], data, rows, cols, recipe.block, {}, out.data(),
-                          scales.data(), &result.formats[i], opt_.threads);
-    }
-  }
-  if (opt_.process_group) ReduceAcrossRanks(*opt_.process_group, &result);
-  if (delayed) {
-    for (DelayedScaler& d : *delayed) d.Update(result.stats.max_abs);
-  }
-  if (rank_ != 0) return;
-
-  TensorRecord rec;
-  rec.step = step_;
-  rec.name = name;
-  rec.role = role;
-  rec.shape = t.sizes().vec();
-  rec.dtype = c10::toString(t.scalar_type());
-  rec.module_type = module_type;
-  rec.stats = std::move(result.stats);
-  for (size_t i = 0; i < formats_.size(); ++i) {
-    rec.formats.push_back({formats_[i].name(), recipe.Name(), slots[i].scale, result.formats[i]});
-  }
-  writer_->Add(rec);
-  if (opt_.on_record) opt_.on_record(rec);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (opt_.checks) checker_.Add(rec);
-  current_records_.push_back(std::move(rec));
+  TensorSnapshot s;
+  s.step = step_;
+  s.name = name;
+  s.role = role;
+  s.module_type = module_type;
+  s.shape = t.sizes().vec();
+  s.dtype = c10::toString(t.scalar_type());
+  Snapshot(std::move(s), x);
 }
 
 torch::Tensor Tracker::Impl::FakeQuant(const Format& f, const std::string& key, Role role,
@@ -388,11 +389,14 @@ torch::Tensor Tracker::Impl::Tap(const std::string& name, const torch::Tensor& x
   return y;
 }
 
-bool Tracker::Impl::AllFinite(const torch::Tensor& t) const {
-  // One summing pass; NaN and Inf propagate. Only a finite-overflow false
-  // alarm needs the exact (slower) check.
-  if (std::isfinite(t.sum().item<double>())) return true;
-  return torch::isfinite(t).all().item<bool>();
+bool Tracker::Impl::AllFinite(const torch::Tensor& t) {
+  if (!FastPath(t)) return torch::isfinite(t).all().item<bool>();
+  // All exponent bits set = Inf or NaN; one branch-free (vectorized) pass.
+  const auto* bits = reinterpret_cast<const uint32_t*>(t.data_ptr<float>());
+  const size_t n = static_cast<size_t>(t.numel());
+  uint32_t max_exp = 0;
+  for (size_t i = 0; i < n; ++i) max_exp = std::max(max_exp, bits[i] & 0x7f800000u);
+  return max_exp != 0x7f800000u;
 }
 
 void Tracker::Impl::RecordOptimizerState(const Param& p) {
@@ -459,11 +463,7 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
                   ". The update was skipped so the weights stay finite; look at the learning "
                   "rate, the loss scale and the inputs of this step.";
       f.evidence["loss"] = loss_value;
-      writer_->Add(f);
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        findings_.push_back(f);
-      }
+      analyzer_->Add(f);
       if (opt_.capture_nonfinite) result.capture_dir = Capture(f, /*applied=*/false, loss_value);
     }
   } else {
@@ -476,26 +476,28 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
       initial_fed_ = true;
       for (const Param& p : params_) {
         if (p.tensor.scalar_type() != torch::kFloat) continue;
-        torch::Tensor x = p.tensor.detach().contiguous();
-        TensorRecord rec;
-        rec.step = step_;
-        rec.name = p.name;
-        rec.role = Role::kWeight;
-        rec.shape = x.sizes().vec();
-        rec.stats = simd::Analyze(x.data_ptr<float>(), static_cast<size_t>(x.numel()), {}, opt_.threads).stats;
-        std::lock_guard<std::mutex> lock(mu_);
-        checker_.AddInitialWeight(rec);
+        TensorSnapshot s;
+        s.step = step_;
+        s.name = p.name;
+        s.role = Role::kWeight;
+        s.shape = p.tensor.sizes().vec();
+        s.initial_weight = true;
+        Snapshot(std::move(s), p.tensor.detach().contiguous());
       }
     }
-    std::vector<torch::Tensor> before;
-    const bool ratios = result.tracked && Contains(opt_.roles, Role::kWeight);
-    for (Param& p : params_) {
+    const bool ratios = result.tracked && writer_ && Contains(opt_.roles, Role::kWeight);
+    before_.resize(params_.size());
+    for (size_t i = 0; i < params_.size(); ++i) {
+      Param& p = params_[i];
       if (opt_.simulate && p.master.defined()) {
         torch::Tensor& g = p.tensor.mutable_grad();
         if (g.defined()) g.copy_(FakeQuant(sim_bwd_, p.name, Role::kWeightGrad, g));
         p.tensor.copy_(p.master);  // the update applies to the fp32 master weights
       }
-      if (ratios) before.push_back(p.tensor.detach().clone());
+      if (ratios && Selected(p.name, Role::kWeight)) {
+        const torch::Tensor w = FastPath(p.tensor) ? p.tensor : p.tensor.detach().to(torch::kFloat).contiguous();
+        before_[i].assign(w.data_ptr<float>(), w.data_ptr<float>() + w.numel());
+      }
     }
     // 3. The update.
     optimizer_.step();
@@ -504,10 +506,17 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
       Param& p = params_[i];
       if (result.tracked) {
         Record(p.name, Role::kWeight, p.tensor, "");
-        if (ratios && writer_ && Selected(p.name, Role::kWeight)) {
-          const double dw = (p.tensor - before[i]).abs().mean().item<double>();
-          const double w = p.tensor.abs().mean().item<double>();
-          AddScalar(ScalarRecord{step_, "update_ratio/" + p.name, w > 0 ? dw / w : 0.0});
+        if (ratios && Selected(p.name, Role::kWeight)) {
+          // mean|w_after - w_before| / mean|w_after|
+          const torch::Tensor w = FastPath(p.tensor) ? p.tensor : p.tensor.detach().to(torch::kFloat).contiguous();
+          const float* after = w.data_ptr<float>();
+          const float* prev = before_[i].data();
+          double dw = 0, aw = 0;
+          for (size_t k = 0; k < before_[i].size(); ++k) {
+            dw += std::fabs(after[k] - prev[k]);
+            aw += std::fabs(after[k]);
+          }
+          AddScalar(ScalarRecord{step_, "update_ratio/" + p.name, aw > 0 ? dw / aw : 0.0});
         }
         RecordOptimizerState(p);
       }
@@ -518,15 +527,10 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
     }
   }
 
+  // 5. The rules judge the step and its records commit (inline, or queued
+  // for the analyzer thread).
+  analyzer_->EndStep(step_, result.tracked);
   const std::string raise = Check(&result, loss_value);
-  if (writer_) writer_->EndStep(step_);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (result.tracked) {
-      last_records_ = std::move(current_records_);
-      current_records_.clear();
-    }
-  }
   batch_inputs_ = batch_targets_ = batch_rng_ = torch::Tensor();
   ++step_;
   if (!raise.empty()) throw TrackerError(raise);
@@ -535,14 +539,6 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
 
 void Tracker::Impl::Scalar(const std::string& name, double value) {
   AddScalar(ScalarRecord{step_, name, value});
-}
-
-void Tracker::Impl::AddScalar(const ScalarRecord& s) {
-  if (!writer_) return;
-  writer_->Add(s);
-  if (!opt_.checks) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  checker_.Add(s);
 }
 
 void Tracker::Impl::SetBatch(const torch::Tensor& inputs, const torch::Tensor& targets) {
@@ -586,23 +582,20 @@ std::string Tracker::Impl::Capture(const Finding& f, bool applied, double loss) 
 
 std::string Tracker::Impl::Check(StepResult* result, double loss) {
   if (!writer_ || !opt_.checks) return "";
-  std::vector<Finding> fresh;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    fresh = checker_.EndStep(step_);
-    findings_.insert(findings_.end(), fresh.begin(), fresh.end());
-  }
+  std::vector<Finding> fresh = analyzer_->TakeNew();
   std::string raise;
   for (const Finding& f : fresh) {
-    writer_->Add(f);
-    switch (checker_.PolicyFor(f.rule)) {
-      case Policy::kLog: break;
-      case Policy::kWarn:
-        if (warned_.insert(f.rule + "|" + f.tensor).second) {
-          std::cerr << "lpsim: " << ToString(f.severity) << " at step " << f.step << " [" << f.rule << "] "
-                    << f.message << "\n";
-        }
-        break;
+    const Policy policy = PolicyFor(f.rule);
+    if (policy == Policy::kWarn || (!result && policy != Policy::kLog)) {
+      if (warned_.insert(f.rule + "|" + f.tensor).second) {
+        std::cerr << "lpsim: " << ToString(f.severity) << " at step " << f.step << " [" << f.rule << "] "
+                  << f.message << "\n";
+      }
+    }
+    if (!result) continue;
+    switch (policy) {
+      case Policy::kLog:
+      case Policy::kWarn: break;
       case Policy::kRaise:
         if (raise.empty()) raise = "lpsim: rule " + f.rule + " fired at step " + std::to_string(f.step) + ": " + f.message;
         break;
@@ -614,13 +607,16 @@ std::string Tracker::Impl::Check(StepResult* result, double loss) {
       }
     }
   }
-  result->findings = std::move(fresh);
+  if (result) result->findings = std::move(fresh);
   return raise;
 }
 
 void Tracker::Impl::Close(const std::string& status) {
   if (closed_) return;
   closed_ = true;
+  if (!analyzer_) return;  // Init failed before the run was opened
+  analyzer_->Drain();
+  Check(nullptr, 0.0);  // findings the analyzer thread judged after the last step
   if (writer_) writer_->Close(status == "finished" ? Status() : Status::Error(status));
 }
 

@@ -63,11 +63,20 @@ struct TrackerOptions {
   std::string simulate_forward = "e4m3fn";
   std::string simulate_backward = "e5m2";
   int threads = 1;             // analyze threads per tensor
+  // Analyze, check and store on a background thread: a tracked step then
+  // costs the training thread one copy of each tracked tensor, and the
+  // analysis overlaps the next steps (bounded by 256 MiB of queued copies).
+  // Findings then reach StepResult of a later step (each keeps its own
+  // .step); findings(), last_records() and Close() wait for the queue.
+  // Inline instead (as if false) when a process group is set or a rule's
+  // policy is raise, stop or capture, which act on the step itself.
+  bool background = true;
   // Distributed: counts and histograms are all-reduced over this group and
   // rank 0 records. All ranks must tap the same tensors in the same order.
   c10::intrusive_ptr<c10d::ProcessGroup> process_group;
-  // Called with every record of a tracked step on the recording rank, on
-  // the training thread (for live views and rules).
+  // Called with every record of a tracked step on the recording rank (for
+  // live views), on the thread that analyzes: the training thread, or the
+  // tracker's own thread in the background mode.
   std::function<void(const TensorRecord&)> on_record;
 
   // Verification rules (checks/checker.h, docs/checks.md) run live on the
@@ -99,7 +108,9 @@ struct StepResult {
   bool tracked = false;   // records were taken at this step
   std::string reason;     // why the update was skipped
   bool stop = false;      // a rule with policy "stop" fired: end the training loop
-  std::vector<Finding> findings;  // new findings of this step (most severe first)
+  // New findings (most severe first): of this step, or in the background
+  // mode of the steps analyzed since the previous step() (see f.step).
+  std::vector<Finding> findings;
   std::string capture_dir;        // the capture folder written at this step, if any
 };
 

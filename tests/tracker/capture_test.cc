@@ -110,7 +110,8 @@ struct Tiny : torch::nn::Module {
 };
 
 // One step of a model whose weight is constant (poor_initialization fires).
-StepResult ConstantInitStep(Policy policy, const std::string& tag, std::vector<Finding>* findings) {
+StepResult ConstantInitStep(Policy policy, const std::string& tag, std::vector<Finding>* findings,
+                            bool background = true) {
   Tiny model;
   {
     torch::NoGradGuard g;
@@ -120,6 +121,7 @@ StepResult ConstantInitStep(Policy policy, const std::string& tag, std::vector<F
   TrackerOptions o;
   o.formats = {"bf16"};
   o.run_dir = TempRunDir(tag);
+  o.background = background;
   EXPECT_TRUE(o.check_config.SetPolicy("poor_initialization", policy).ok());
   Tracker tracker(model, opt, o);
   torch::Tensor x = torch::randn({8, 4});
@@ -139,12 +141,22 @@ StepResult ConstantInitStep(Policy policy, const std::string& tag, std::vector<F
 
 TEST(Capture, LiveRulePoliciesLogStopCapture) {
   std::vector<Finding> findings;
-  StepResult log = ConstantInitStep(Policy::kLog, "log", &findings);
+  // Inline: the step's own findings come back from step().
+  StepResult log = ConstantInitStep(Policy::kLog, "log", &findings, /*background=*/false);
   ASSERT_EQ(log.findings.size(), 1u);
   EXPECT_EQ(log.findings[0].rule, "poor_initialization");
   EXPECT_EQ(findings.size(), 1u);
   EXPECT_FALSE(log.stop);
   EXPECT_TRUE(log.capture_dir.empty());
+  // Background: the same finding, stored and listed once the queue drains
+  // (findings() waits for it); step() may return before it is judged.
+  StepResult bg = ConstantInitStep(Policy::kLog, "log_bg", &findings);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].rule, "poor_initialization");
+  EXPECT_EQ(findings[0].step, 0);
+  EXPECT_LE(bg.findings.size(), 1u);
+  // stop, capture and raise act on the step itself, so they make the
+  // tracker analyze inline even when background is asked for.
   StepResult stop = ConstantInitStep(Policy::kStop, "stop", &findings);
   EXPECT_TRUE(stop.stop);
   StepResult cap = ConstantInitStep(Policy::kCapture, "cap", &findings);

@@ -215,6 +215,64 @@ TEST(Tracker, TrackedSequentialIncludeExcludeAndEvery) {
   EXPECT_EQ(loss.value().size(), 4u);  // the loss is kept every step
 }
 
+// The background analyzer thread stores exactly what inline analysis
+// stores: the same records (delayed-scaling state included), scalars and
+// findings, step by step.
+TEST(Tracker, BackgroundAnalysisStoresWhatInlineStores) {
+  auto train = [](bool background, const std::string& tag) {
+    torch::manual_seed(3);
+    Net net;
+    torch::optim::Adam opt(net.parameters(), torch::optim::AdamOptions(0.05));
+    TrackerOptions o;
+    o.run_dir = TempRunDir(tag);
+    o.background = background;
+    o.every = 2;
+    Tracker tracker(net, opt, o);
+    for (int step = 0; step < 12; ++step) {
+      opt.zero_grad();
+      torch::Tensor x = torch::randn({16, 8});
+      torch::Tensor loss = net.forward(tracker, x).pow(2).mean();
+      loss.backward();
+      tracker.step(loss);
+    }
+    std::vector<Finding> findings = tracker.findings();
+    tracker.Close();
+    return std::make_pair(o.run_dir, findings);
+  };
+  const auto [inline_dir, inline_findings] = train(false, "inline");
+  const auto [bg_dir, bg_findings] = train(true, "background");
+  const std::vector<TensorRecord> a = ReadAll(inline_dir), b = ReadAll(bg_dir);
+  ASSERT_GT(a.size(), 0u);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE(a[i].name + " step " + std::to_string(a[i].step));
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_EQ(a[i].role, b[i].role);
+    EXPECT_EQ(a[i].step, b[i].step);
+    ExpectSameStats(a[i].stats, b[i].stats);
+    ASSERT_EQ(a[i].formats.size(), b[i].formats.size());
+    for (size_t f = 0; f < a[i].formats.size(); ++f) {
+      EXPECT_EQ(a[i].formats[f].scale, b[i].formats[f].scale);
+      ExpectSameCounts(a[i].formats[f].counts, b[i].formats[f].counts);
+    }
+  }
+  ASSERT_EQ(inline_findings.size(), bg_findings.size());
+  for (size_t i = 0; i < inline_findings.size(); ++i) {
+    EXPECT_EQ(inline_findings[i].rule, bg_findings[i].rule);
+    EXPECT_EQ(inline_findings[i].step, bg_findings[i].step);
+    EXPECT_EQ(inline_findings[i].tensor, bg_findings[i].tensor);
+  }
+  auto scalars = [](const std::string& dir) {
+    return RunReader::Open(dir).value()->Scalars().value();
+  };
+  const auto sa = scalars(inline_dir), sb = scalars(bg_dir);
+  ASSERT_EQ(sa.size(), sb.size());
+  for (size_t i = 0; i < sa.size(); ++i) {
+    EXPECT_EQ(sa[i].name, sb[i].name);
+    EXPECT_EQ(sa[i].value, sb[i].value);
+  }
+}
+
 TEST(Tracker, BadOptionsFailAtConstructionWithAClearMessage) {
   Net net;
   torch::optim::Adam opt(net.parameters());
