@@ -278,17 +278,7 @@ HWY_NOINLINE FusedStatus FusedRange(const float* HWY_RESTRICT x, size_t n, size_
         // |v| <= +Inf, so every value below stays under 2^31: signed compares.
         const VF xa = hn::BitCast(df, abs);
         const VU vabs = hn::BitCast(du, hn::Mul(xa, sc));
-        VU rq = vabs;
-        if (R == Rounding::kNearestEven) {
-          const VU bias = hn::Add(hn::Set(du, p.rne_base),
-                                  hn::And(hn::ShiftRightSame(vabs, static_cast<int>(p.s)),
-                                          hn::Set(du, p.odd_mask)));
-          rq = hn::Add(vabs, bias);
-        } else if (R == Rounding::kStochastic) {
-          const VU r = StochasticBitsVec(p.key, p.index_offset + pos + iu);
-          rq = hn::Add(vabs, hn::AndNot(hn::ShiftRightSame(r, static_cast<int>(p.sr_shift)), k_low));
-        }
-        rq = hn::AndNot(k_low, rq);
+        const VU rq = RoundMagnitude<R>(p, vabs, k_low, p.index_offset + pos + iu);
         const auto low = hn::Lt(hn::Add(hn::BitCast(di, vabs), k_wrap), k_low_limit);
         const auto high = hn::Gt(hn::BitCast(di, rq), k_max);
         if (HWY_LIKELY(hn::AllFalse(di, hn::Or(low, high)))) {

@@ -116,6 +116,26 @@ HWY_INLINE VU StochasticBitsVec(uint32_t key, uint64_t index) {
   return Mix32(hn::Add(Mix32(hn::Xor(vlo, hn::Set(du, key))), vhi));
 }
 
+// The fast path's rounding of a magnitude's fp32 bits `vabs` to the
+// format's precision (dropped bits = k_low): RNE adds the tie-to-even bias,
+// stochastic adds (2^s - 1) - (r >> (32 - s)) (up iff r's top bits < the
+// dropped bits), RTZ adds nothing; the dropped bits are then cleared.
+// `index` is the element index of lane 0 for the stochastic stream.
+template <Rounding R>
+HWY_INLINE VU RoundMagnitude(const internal::CastParams& p, VU vabs, VU k_low, uint64_t index) {
+  const DU du;
+  VU rq = vabs;
+  if (R == Rounding::kNearestEven) {
+    const VU bias = hn::Add(hn::Set(du, p.rne_base),
+                            hn::And(hn::ShiftRightSame(vabs, static_cast<int>(p.s)), hn::Set(du, p.odd_mask)));
+    rq = hn::Add(vabs, bias);
+  } else if (R == Rounding::kStochastic) {
+    const VU r = StochasticBitsVec(p.key, index);
+    rq = hn::Add(vabs, hn::AndNot(hn::ShiftRightSame(r, static_cast<int>(p.sr_shift)), k_low));
+  }
+  return hn::AndNot(k_low, rq);
+}
+
 // DecodeRef lane by lane (codes must be valid: below 2^total_bits). Integer
 // arithmetic only: no fp32 operation sees a subnormal, which would cost a
 // microcode assist per vector on x86.
@@ -623,18 +643,7 @@ HWY_NOINLINE void CastRange(const internal::CastParams& params, const float* HWY
       const VF v = (kLaneScale || !unit_scale) ? hn::Mul(x, sc) : x;  // x * 1 == x
       const VU vb = hn::BitCast(du, v);
       const VU vabs = hn::And(vb, k_abs);
-      VU rq = vabs;
-      if (R == Rounding::kNearestEven) {
-        const VU bias = hn::Add(hn::Set(du, p.rne_base),
-                                hn::And(hn::ShiftRightSame(vabs, static_cast<int>(p.s)),
-                                        hn::Set(du, p.odd_mask)));
-        rq = hn::Add(vabs, bias);
-      } else if (R == Rounding::kStochastic) {
-        // Up iff (r >> (32 - s)) < dropped bits: add (2^s - 1) - (r >> (32 - s)).
-        const VU r = StochasticBitsVec(p.key, p.index_offset + pos + iu);
-        rq = hn::Add(vabs, hn::AndNot(hn::ShiftRightSame(r, static_cast<int>(p.sr_shift)), k_low));
-      }
-      rq = hn::AndNot(k_low, rq);
+      const VU rq = RoundMagnitude<R>(p, vabs, k_low, p.index_offset + pos + iu);
       const auto xzero = hn::Eq(hn::BitCast(di, hn::And(hn::BitCast(du, x), k_abs)), hn::Zero(di));
       // rq is compared unsigned: NaN lanes may carry past bit 31.
       const auto in_range = hn::AndNot(

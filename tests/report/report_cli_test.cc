@@ -22,6 +22,7 @@
 #include "simd/scaling.h"
 #include "store/npy.h"
 #include "store/run_db.h"
+#include "tests/common/run_command.h"
 
 #ifndef LPSIM_CMAKE
 #error "LPSIM_CMAKE, LPSIM_BUILD_DIR and LPSIM_WEB_SOURCE come from tests/report/CMakeLists.txt"
@@ -34,23 +35,10 @@
 namespace lpsim {
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
+using Result = CommandResult;
 
-Result Lpsim(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(LPSIM_BIN) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+// stdout and stderr together.
+Result Lpsim(const std::string& args) { return RunCommand(std::string(LPSIM_BIN) + " " + args + " 2>&1"); }
 
 class ReportCliTest : public ::testing::Test {
  protected:
@@ -296,14 +284,8 @@ TEST_F(ReportCliTest, InstalledLpsimInlinesInstalledLibraries) {
   const std::string out = dir_ + "/installed.html";
   const std::string cmd = "env -u LPSIM_WEB_ASSETS " + prefix + "/bin/lpsim report " + run +
                           " -o " + out + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string text;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) text.append(buf.data(), n);
-  const int status = ::pclose(p);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  const CommandResult installed = RunCommand(cmd);
+  ASSERT_EQ(installed.code, 0) << installed.out;
   std::ifstream in(out);
   const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(html.find("lpsim-installed-copy"), std::string::npos);

@@ -1,5 +1,6 @@
 // benchmarks/report.h: the JSON contract between lpsim_bench and `lpsim bench`.
 #include "benchmarks/report.h"
+#include "tests/common/run_command.h"
 
 #include <gtest/gtest.h>
 
@@ -70,12 +71,9 @@ TEST(SimdBenchReport, RealBinaryRoundTrip) {
                           " --lpsim_sizes=16K --lpsim_best_target --benchmark_min_time=0.01"
                           " --benchmark_filter='^(read_bw|copy_bw|memcpy|analyze_1fmt)/.*/t1/'"
                           " --benchmark_format=json 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  ASSERT_TRUE(pipe);
-  std::string out;
-  char buf[4096];
-  size_t got;
-  while ((got = fread(buf, 1, sizeof buf, pipe.get())) > 0) out.append(buf, got);
+  const CommandResult run = RunCommand(cmd);
+  ASSERT_EQ(run.code, 0);
+  const std::string& out = run.out;
   StatusOr<std::vector<bench::Row>> rows = bench::ParseReport(out);
   ASSERT_TRUE(rows.ok()) << rows.status().message() << "\n" << out.substr(0, 500);
   bool saw_analyze = false;

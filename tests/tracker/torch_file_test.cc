@@ -23,6 +23,7 @@
 
 #include "simd/analyze.h"
 #include "simd/scaling.h"
+#include "tests/common/run_command.h"
 
 #ifndef LPSIM_BIN
 #error "LPSIM_BIN must name the lpsim binary (tests/tracker/CMakeLists.txt)"
@@ -33,23 +34,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout only
-};
+using Result = CommandResult;
 
-Result Lpsim(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(LPSIM_BIN) + " " + args + " 2>/dev/null";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+// stdout only.
+Result Lpsim(const std::string& args) { return RunCommand(std::string(LPSIM_BIN) + " " + args + " 2>/dev/null"); }
 
 struct Block : torch::nn::Module {
   Block() {
@@ -211,13 +199,8 @@ TEST_F(TorchFileTest, CorruptFileExitsTwoAndWritesNothing) {
     const std::string report = dir_ + "/" + name + ".html";
     const std::string cmd = std::string(LPSIM_BIN) + " analyze " + dir_ + "/" + name +
                             " --report " + report + " 2>&1";
-    Result r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int status = ::pclose(p);
-    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << r.out;
+    const Result r = RunCommand(cmd);
+    EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find(name), std::string::npos) << r.out;  // names the file
     EXPECT_EQ(r.out.find("Traceback"), std::string::npos) << r.out;
     EXPECT_FALSE(fs::exists(report));
