@@ -190,8 +190,11 @@ bool CastCounts::operator==(const CastCounts& o) const {
          same(sq_signal, o.sq_signal);
 }
 
-void QuantizeRef(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
-                 float* out, CastCounts* counts) {
+namespace {
+
+// mult/inv null: opt.scale for every element.
+void QuantizeLoop(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
+                  const float* mult, const float* inv, float* out, CastCounts* counts) {
   const float inv_scale = 1.0f / opt.scale;
   const uint32_t key = StochasticKey(opt.seed);
   CastCounts c;
@@ -202,8 +205,8 @@ void QuantizeRef(const Format& f, const float* in, size_t n, const QuantizeOptio
     const float x = in[i];
     const uint32_t r = opt.rounding == Rounding::kStochastic
                            ? StochasticBits(key, opt.index_offset + i) : 0u;
-    const Encoded enc = EncodeScaledRef(f, x, opt.scale, opt.rounding, r);
-    const float q = DecodeRef(f, enc.code) * inv_scale;
+    const Encoded enc = EncodeScaledRef(f, x, mult ? mult[i] : opt.scale, opt.rounding, r);
+    const float q = DecodeRef(f, enc.code) * (inv ? inv[i] : inv_scale);
     out[i] = q;
     c.underflow += (enc.flags & kCastUnderflow) != 0;
     c.flushed += (enc.flags & kCastFlushed) != 0;
@@ -227,6 +230,18 @@ void QuantizeRef(const Format& f, const float* in, size_t n, const QuantizeOptio
   c.sq_error = PairwiseSum(chunk_err.data(), chunk_err.size());
   c.sq_signal = PairwiseSum(chunk_sig.data(), chunk_sig.size());
   if (counts) *counts = c;
+}
+
+}  // namespace
+
+void QuantizeRef(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
+                 float* out, CastCounts* counts) {
+  QuantizeLoop(f, in, n, opt, nullptr, nullptr, out, counts);
+}
+
+void QuantizeRefPerElement(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
+                           const float* mult, const float* inv, float* out, CastCounts* counts) {
+  QuantizeLoop(f, in, n, opt, mult, inv, out, counts);
 }
 
 }  // namespace lpsim

@@ -97,6 +97,10 @@ struct CastCounts {
 // with (1 / scale) formed in fp32. `out` may equal `in`; `counts` may be null.
 void QuantizeRef(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
                  float* out, CastCounts* counts);
+// The same with a scale per element (block scaling's reference): element i
+// is cast as in[i] * mult[i] and decoded times inv[i]; opt.scale is ignored.
+void QuantizeRefPerElement(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
+                           const float* mult, const float* inv, float* out, CastCounts* counts);
 
 }  // namespace lpsim
 

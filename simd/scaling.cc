@@ -280,40 +280,13 @@ void BlockQuantizeRef(const Format& f, const float* in, size_t rows, size_t cols
   BlockScales(f, spec, amax, &mult, &inv, scales);
   const Format elem = ElementFormat(f, spec);
 
-  // QuantizeRef's loop with a per-element scale.
-  const uint32_t key = StochasticKey(opt.seed);
-  std::vector<double> chunk_err, chunk_sig;
-  double err[kSumLanes] = {}, sig[kSumLanes] = {};
+  std::vector<float> elem_mult(n), elem_inv(n);
   for (size_t i = 0; i < n; ++i) {
     const size_t b = (i / cols / g.br) * g.bpr + (i % cols) / g.bc;
-    const float x = in[i];
-    const uint32_t rb =
-        opt.rounding == Rounding::kStochastic ? StochasticBits(key, opt.index_offset + i) : 0u;
-    const Encoded enc = EncodeScaledRef(elem, x, mult[b], opt.rounding, rb);
-    const float q = DecodeRef(elem, enc.code) * inv[b];
-    out[i] = q;
-    c.underflow += (enc.flags & kCastUnderflow) != 0;
-    c.flushed += (enc.flags & kCastFlushed) != 0;
-    c.subnormal += (enc.flags & kCastSubnormal) != 0;
-    c.overflow += (enc.flags & kCastOverflow) != 0;
-    c.nan_in += (enc.flags & kCastNanIn) != 0;
-    c.inf_in += (enc.flags & kCastInfIn) != 0;
-    c.zero_in += (enc.flags & kCastZeroIn) != 0;
-    if (std::isfinite(x) && std::isfinite(q)) {
-      const double d = static_cast<double>(x) - static_cast<double>(q);
-      err[i % kSumLanes] += d * d;
-      sig[i % kSumLanes] += static_cast<double>(x) * static_cast<double>(x);
-    }
-    if ((i + 1) % kSumChunk == 0 || i + 1 == n) {
-      chunk_err.push_back(ReduceLanes(err));
-      chunk_sig.push_back(ReduceLanes(sig));
-      std::fill(err, err + kSumLanes, 0.0);
-      std::fill(sig, sig + kSumLanes, 0.0);
-    }
+    elem_mult[i] = mult[b];
+    elem_inv[i] = inv[b];
   }
-  c.sq_error = PairwiseSum(chunk_err.data(), chunk_err.size());
-  c.sq_signal = PairwiseSum(chunk_sig.data(), chunk_sig.size());
-  if (counts) *counts = c;
+  QuantizeRefPerElement(elem, in, n, opt, elem_mult.data(), elem_inv.data(), out, counts);
 }
 
 }  // namespace simd
