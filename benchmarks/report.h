@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/status.h"
+#include "core/status.h"
 
 namespace lpsim {
 namespace bench {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "checks/records.h"
+#include "core/records.h"
 
 namespace lpsim {
 

@@ -21,6 +21,7 @@
 
 #include "cli/commands.h"
 #include "cli/table.h"
+#include "core/output.h"
 #include "report/html.h"
 #include "report/recommend.h"
 #include "simd/analyze.h"
@@ -185,7 +186,7 @@ int RunAnalyze(const AnalyzeArgs& a) {
     o.recommend = ropt;
     StatusOr<std::string> html = RenderRecordsReport("lpsim analyze: " + a.path, records, o);
     if (!html.ok()) return fail(html.status().message(), kExitBadInput);
-    Status s = WriteFileAtomically(a.report, *html);
+    Status s = WriteOutput(a.report, *html);
     if (!s.ok()) return fail(s.message(), kExitFailure);
   }
   if (a.json) {

@@ -68,7 +68,7 @@ int RunRecommend(const RecommendArgs& a) {
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
   }
   for (const std::string& r : a.options.what_if_recipes) {
-    StatusOr<WhatIfRecipe> parsed = ParseWhatIfRecipe(r);
+    StatusOr<Scaling> parsed = Scaling::Parse(r);
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
   }
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);

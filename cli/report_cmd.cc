@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "core/output.h"
 #include "report/html.h"
 #include "report/recommend.h"
 #include "store/run_db.h"
@@ -30,7 +31,7 @@ int RunReportCommand(const ReportArgs& a) {
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
   }
   for (const std::string& r : a.options.recommend.what_if_recipes) {
-    StatusOr<WhatIfRecipe> parsed = ParseWhatIfRecipe(r);
+    StatusOr<Scaling> parsed = Scaling::Parse(r);
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
   }
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
@@ -43,7 +44,7 @@ int RunReportCommand(const ReportArgs& a) {
   }
   StatusOr<std::string> html = RenderReport(**reader, a.options);
   if (!html.ok()) return fail(html.status().message(), kExitBadInput);
-  Status s = WriteFileAtomically(out, *html);
+  Status s = WriteOutput(out, *html);
   if (!s.ok()) return fail(s.message(), kExitFailure);
   std::cout << "Report written to " << out << "\n";
   return kExitOk;

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/status.h"
+#include "core/status.h"
 
 namespace lpsim {
 

@@ -6,23 +6,12 @@
 #include <limits>
 #include <vector>
 
+#include "core/bits.h"
 #include "formats/fixed_sum.h"
 #include "formats/stochastic.h"
 
 namespace lpsim {
 namespace {
-
-uint32_t FloatBits(float x) {
-  uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-
-float BitsFloat(uint32_t b) {
-  float x;
-  std::memcpy(&x, &b, sizeof x);
-  return x;
-}
 
 // The code a signed magnitude-code turns into, for the special codes.
 uint32_t NanCode(const Format& f, uint32_t sign) {
@@ -63,7 +52,7 @@ StatusOr<Rounding> ParseRounding(const std::string& s) {
 }
 
 Encoded EncodeRef(const Format& f, float x, Rounding rounding, uint32_t random_bits) {
-  const uint32_t bits = FloatBits(x);
+  const uint32_t bits = BitsOf(x);
   const bool negative = (bits >> 31) != 0;
   const uint32_t abs_bits = bits & 0x7fffffffu;
   const uint32_t sign = negative ? f.sign_mask() : 0u;
@@ -143,7 +132,7 @@ float DecodeRef(const Format& f, uint32_t code) {
   const uint32_t sign = code & f.sign_mask();
   if (f.IsNan(code)) {
     const bool keep_sign = f.nan() != NanEncoding::kNegativeZero && sign != 0;
-    return BitsFloat(keep_sign ? 0xffc00000u : 0x7fc00000u);
+    return FloatOf(keep_sign ? 0xffc00000u : 0x7fc00000u);
   }
   const float s = sign ? -1.0f : 1.0f;
   if (f.IsInf(code)) return s * std::numeric_limits<float>::infinity();
@@ -175,19 +164,6 @@ Encoded EncodeScaledRef(const Format& f, float x, float scale, Rounding rounding
     enc.flags = (enc.flags & ~kCastZeroIn) | kCastUnderflow;
   }
   return enc;
-}
-
-double CastCounts::SnrDb() const {
-  if (sq_error == 0.0) return std::numeric_limits<double>::infinity();
-  return 10.0 * std::log10(sq_signal / sq_error);
-}
-
-bool CastCounts::operator==(const CastCounts& o) const {
-  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
-  return numel == o.numel && underflow == o.underflow && flushed == o.flushed &&
-         subnormal == o.subnormal && overflow == o.overflow && nan_in == o.nan_in &&
-         inf_in == o.inf_in && zero_in == o.zero_in && same(sq_error, o.sq_error) &&
-         same(sq_signal, o.sq_signal);
 }
 
 namespace {

@@ -27,8 +27,9 @@
 #include <cstdint>
 #include <string>
 
+#include "core/cast_counts.h"
+#include "core/status.h"
 #include "formats/format.h"
-#include "formats/status.h"
 
 namespace lpsim {
 
@@ -71,26 +72,6 @@ struct QuantizeOptions {
   uint64_t seed = 0;
   float scale = 1.0f;          // finite, > 0
   uint64_t index_offset = 0;   // index of in[0] for stochastic bits
-};
-
-// Counts for one tensor cast into one format with one scale.
-struct CastCounts {
-  uint64_t numel = 0;
-  uint64_t underflow = 0;
-  uint64_t flushed = 0;
-  uint64_t subnormal = 0;
-  uint64_t overflow = 0;
-  uint64_t nan_in = 0;
-  uint64_t inf_in = 0;
-  uint64_t zero_in = 0;
-  // Over elements whose input and output are finite, in the fixed order of
-  // fixed_sum.h: sum (x - q)^2 and sum x^2, each term formed in double.
-  double sq_error = 0.0;
-  double sq_signal = 0.0;
-
-  // 10 log10(sq_signal / sq_error); +Inf when there is no error.
-  double SnrDb() const;
-  bool operator==(const CastCounts& o) const;
 };
 
 // Fake quantization: out[i] = Decode(Encode(in[i] * scale)) * (1 / scale),

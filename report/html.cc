@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/output.h"
 #include "report/page.h"
 #include "simd/scaling.h"
 #include "store/run_db.h"
@@ -363,29 +364,10 @@ StatusOr<std::string> RenderRecordsReport(const std::string& title,
   return Assemble(title, std::move(data));
 }
 
-Status WriteFileAtomically(const std::string& path, const std::string& html) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::Error("cannot write " + path + ": cannot create " + tmp);
-    out << html;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Status::Error("cannot write " + path + " (disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::Error("cannot write " + path + ": rename failed");
-  }
-  return Status();
-}
-
 Status WriteReport(const RunReader& run, const ReportOptions& options, const std::string& path) {
   StatusOr<std::string> html = RenderReport(run, options);
   if (!html.ok()) return html.status();
-  return WriteFileAtomically(path, *html);
+  return WriteOutput(path, *html);
 }
 
 }  // namespace lpsim

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "checks/records.h"
-#include "formats/status.h"
+#include "core/records.h"
+#include "core/status.h"
 #include "report/recommend.h"
 
 namespace lpsim {
@@ -50,10 +50,8 @@ StatusOr<std::string> RenderRecordsReport(const std::string& title,
                                           const std::vector<TensorRecord>& records,
                                           const ReportOptions& options);
 
-// Writes `html` to path through a temporary file renamed over it.
-Status WriteFileAtomically(const std::string& path, const std::string& html);
 
-// RenderReport then WriteFileAtomically.
+// RenderReport then WriteOutput (core/output.h).
 Status WriteReport(const RunReader& run, const ReportOptions& options, const std::string& path);
 
 }  // namespace lpsim

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "core/bits.h"
 #include "simd/scaling.h"
 #include "store/run_db.h"
 
@@ -30,13 +31,7 @@ namespace {
 // own thresholds could see). Widening bin edges by 2^-22 covers both.
 constexpr double kEdgeSlack = 1.0 / (1 << 22);
 
-double FromBits(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
-
-constexpr int kLogShift = 23 - TensorStats::kLogMantissaBits;
+constexpr int kLogShift = TensorStats::kLogBinShift;
 
 }  // namespace
 
@@ -58,9 +53,9 @@ void ForEachBin(const TensorStats& stats, Fn fn) {
   for (size_t b = 0; b < stats.log_hist.size(); ++b) {
     const uint64_t c = b == 0 ? bin0 : stats.log_hist[b];
     if (c == 0) continue;
-    double lo = FromBits(static_cast<uint32_t>(b) << kLogShift);
+    double lo = FloatOf(static_cast<uint32_t>(b) << kLogShift);
     const uint32_t hi_bits = static_cast<uint32_t>(b + 1) << kLogShift;
-    double hi = hi_bits >= 0x7f800000u ? std::numeric_limits<float>::max() : FromBits(hi_bits);
+    double hi = hi_bits >= 0x7f800000u ? std::numeric_limits<float>::max() : FloatOf(hi_bits);
     if (hi_clip > 0) {
       lo = std::max(lo, lo_clip);
       hi = std::min(hi, hi_clip);
@@ -197,51 +192,6 @@ CastEstimate EstimateBlockCast(const TensorStats& stats, const Format& format,
   return e;
 }
 
-StatusOr<WhatIfRecipe> ParseWhatIfRecipe(const std::string& name) {
-  WhatIfRecipe r;
-  if (name == "none" || name == "current") {
-    r.kind = name == "none" ? WhatIfRecipe::Kind::kNone : WhatIfRecipe::Kind::kCurrent;
-    r.name = name;
-    return r;
-  }
-  if (name.rfind("delayed", 0) == 0) {
-    const std::string digits = name.substr(7);
-    bool ok = digits.size() <= 6;
-    for (char c : digits) ok = ok && c >= '0' && c <= '9';
-    const size_t h = digits.empty() ? 16 : ok ? std::stoul(digits) : 0;
-    if (h == 0) {
-      return Status::Error("recipe '" + name + "': delayed takes a history length, e.g. delayed16");
-    }
-    r.kind = WhatIfRecipe::Kind::kDelayed;
-    r.history = h;
-    r.name = "delayed" + std::to_string(h);
-    return r;
-  }
-  StatusOr<BlockSpec> b = BlockSpec::Parse(name);
-  if (!b.ok()) {
-    return Status::Error("recipe '" + name +
-                         "' cannot be replayed: use none, current, delayedN (e.g. delayed16), "
-                         "mx, row, col, 1x128, 128x128 or RxC");
-  }
-  r.kind = WhatIfRecipe::Kind::kBlock;
-  r.block = *b;
-  // The tracker's names (Scaling::Name) for the same recipes.
-  const BlockSpec& k = *b;
-  if (name.find(':') != std::string::npos) {
-    r.name = name;
-  } else if (k.scale_type == BlockSpec::ScaleType::kE8m0 && k.block_rows == 1 &&
-             k.block_cols == 32) {
-    r.name = "mx";
-  } else if (k.block_rows == 1 && k.block_cols == 0) {
-    r.name = "row";
-  } else if (k.block_rows == 0 && k.block_cols == 1) {
-    r.name = "col";
-  } else {
-    r.name = std::to_string(k.block_rows) + "x" + std::to_string(k.block_cols);
-  }
-  return r;
-}
-
 StatusOr<float> WhatIfScale(const std::string& recipe, const Format& format,
                             const TensorStats& stats) {
   if (recipe == "none") return 1.0f;
@@ -318,7 +268,7 @@ struct LayerAcc {
 class Accumulator {
  public:
   Accumulator(const RecommendOptions& o, std::vector<Format> formats,
-              std::vector<WhatIfRecipe> recipes)
+              std::vector<Scaling> recipes)
       : opt_(o), formats_(std::move(formats)), recipes_(std::move(recipes)) {}
 
   // Records of one tensor must come in step order (delayed scaling).
@@ -344,33 +294,33 @@ class Accumulator {
     }
     for (size_t fi = 0; fi < formats_.size(); ++fi) {
       const Format& fmt = formats_[fi];
-      for (const WhatIfRecipe& recipe : recipes_) {
+      for (const Scaling& recipe : recipes_) {
         DelayedScaler* delayed = nullptr;
-        if (recipe.kind == WhatIfRecipe::Kind::kDelayed) {
+        if (recipe.kind == Scaling::Kind::kDelayed) {
           // The tracker's scaler, replayed over this tensor's records: the
           // scale of this record comes from the previous records' amax.
           const std::string key = std::to_string(static_cast<int>(r.role)) + ":" + r.name + ":" +
-                                  recipe.name + ":" + std::to_string(fi);
+                                  recipe.Name() + ":" + std::to_string(fi);
           auto it = delayed_.find(key);
           if (it == delayed_.end()) {
             DelayedScaler::Options o;
-            o.history = recipe.history;
+            o.history = recipe.delayed.history;
             it = delayed_.emplace(key, DelayedScaler(fmt, o)).first;
           }
           delayed = &it->second;
         }
-        Key k{fmt.name(), recipe.name};
+        Key k{fmt.name(), recipe.Name()};
         const bool skip = simulated.count(k) > 0 ||
-                          (recipe.kind == WhatIfRecipe::Kind::kBlock && fmt.total_bits() > 8);
+                          (recipe.kind == Scaling::Kind::kBlock && fmt.total_bits() > 8);
         if (!skip) {
           CastEstimate e;
           switch (recipe.kind) {
-            case WhatIfRecipe::Kind::kNone: e = EstimateCast(r.stats, fmt, 1.0f); break;
-            case WhatIfRecipe::Kind::kCurrent:
+            case Scaling::Kind::kNone: e = EstimateCast(r.stats, fmt, 1.0f); break;
+            case Scaling::Kind::kCurrent:
               e = EstimateCast(r.stats, fmt, CurrentScale(fmt, r.stats.max_abs));
               break;
-            case WhatIfRecipe::Kind::kDelayed: e = EstimateCast(r.stats, fmt, delayed->Scale()); break;
-            case WhatIfRecipe::Kind::kBlock:
+            case Scaling::Kind::kDelayed: e = EstimateCast(r.stats, fmt, delayed->Scale()); break;
+            case Scaling::Kind::kBlock:
               e = EstimateBlockCast(r.stats, fmt, recipe.block, r.shape);
               break;
           }
@@ -500,7 +450,7 @@ class Accumulator {
 
   const RecommendOptions& opt_;
   std::vector<Format> formats_;
-  std::vector<WhatIfRecipe> recipes_;
+  std::vector<Scaling> recipes_;
   std::map<std::string, DelayedScaler> delayed_;  // role:name:recipe:format
   std::map<std::pair<int, std::string>, LayerAcc> layers_;
   std::map<std::string, const Format*> spec_cache_;
@@ -530,7 +480,7 @@ Status CheckOptions(const RecommendOptions& o) {
   }
   if (std::isnan(b.min_snr_db)) return Status::Error("the SNR budget must be a number of dB");
   for (const std::string& r : o.what_if_recipes) {
-    StatusOr<WhatIfRecipe> p = ParseWhatIfRecipe(r);
+    StatusOr<Scaling> p = Scaling::Parse(r);
     if (!p.ok()) return p.status();
   }
   return Status();
@@ -538,14 +488,14 @@ Status CheckOptions(const RecommendOptions& o) {
 
 // The options' recipes, then the replayable ones the run simulated (so
 // formats it did not simulate are estimated with the run's own recipe too).
-std::vector<WhatIfRecipe> Recipes(const RecommendOptions& o,
+std::vector<Scaling> Recipes(const RecommendOptions& o,
                                   const std::vector<std::string>& simulated) {
-  std::vector<WhatIfRecipe> out;
+  std::vector<Scaling> out;
   auto add = [&](const std::string& name) {
-    StatusOr<WhatIfRecipe> p = ParseWhatIfRecipe(name);
+    StatusOr<Scaling> p = Scaling::Parse(name);
     if (!p.ok()) return;
-    for (const WhatIfRecipe& r : out) {
-      if (r.name == p->name) return;
+    for (const Scaling& r : out) {
+      if (r.Name() == p->Name()) return;
     }
     out.push_back(*p);
   };

@@ -19,9 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "checks/records.h"
+#include "core/records.h"
+#include "core/scaling.h"
+#include "core/status.h"
 #include "formats/format.h"
-#include "formats/status.h"
 #include "simd/analyze.h"
 #include "simd/scaling.h"
 
@@ -92,18 +93,9 @@ StatusOr<float> WhatIfScale(const std::string& recipe, const Format& format,
 CastEstimate EstimateBlockCast(const TensorStats& stats, const Format& format,
                                const BlockSpec& spec, const std::vector<int64_t>& shape = {});
 
-// A recipe the recommender can replay from stored records: "none",
-// "current", "delayedN" (TE's delayed scaling, max over a history of N
-// records; "delayed" = delayed16), or a block recipe of BlockSpec::Parse
-// ("mx", "row", "col", "1x128", "128x128", "RxC[:options]").
-struct WhatIfRecipe {
-  enum class Kind { kNone, kCurrent, kDelayed, kBlock };
-  Kind kind = Kind::kNone;
-  std::string name;    // canonical: "none", "current", "delayed16", "mx", "row", "1x128", ...
-  size_t history = 0;  // kDelayed
-  BlockSpec block;     // kBlock
-};
-StatusOr<WhatIfRecipe> ParseWhatIfRecipe(const std::string& name);
+// The recommender replays every recipe Scaling::Parse knows from stored
+// records: none, current, delayedN (TE's delayed scaling over the stored amax
+// history) and block recipes (bounded, see EstimateBlockCast).
 
 // Limits a candidate must keep within, as fractions of all elements.
 struct Budgets {
@@ -116,7 +108,7 @@ struct RecommendOptions {
   // Formats to consider. Empty: every format simulated in the run plus
   // kDefaultWhatIfFormats.
   std::vector<std::string> formats;
-  // Recipes replayed for formats without exact counts (ParseWhatIfRecipe),
+  // Recipes replayed for formats without exact counts (Scaling::Parse),
   // plus every replayable recipe the run itself simulated. Block recipes are
   // replayed only for formats of at most 8 bits (MX and tile scaling exist
   // for fp8/fp6/fp4). Records must come in step order (Recommend reads them

@@ -1,4 +1,4 @@
-// The scalar side of simd/analyze.h: AnalyzeRef, TensorStats::Quantile and
+// The scalar side of simd/analyze.h: AnalyzeRef and
 // the finishing formulas both implementations share (internal/stats.h).
 #include <algorithm>
 #include <cmath>
@@ -6,57 +6,12 @@
 #include <limits>
 #include <vector>
 
+#include "core/bits.h"
 #include "formats/fixed_sum.h"
 #include "simd/analyze.h"
 #include "simd/internal/stats.h"
 
 namespace lpsim {
-namespace {
-
-float FromBits(uint32_t b) {
-  float x;
-  std::memcpy(&x, &b, sizeof x);
-  return x;
-}
-
-uint32_t ToBits(float x) {
-  uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b & 0x7fffffffu;
-}
-
-}  // namespace
-
-float TensorStats::Quantile(double p) const {
-  // Every count lies in the bins of [min_abs, max_abs] (the result is
-  // clamped to them anyway), so only that span is read: rules and the store
-  // ask several quantiles of every record.
-  const size_t first = std::min<size_t>(ToBits(min_abs) >> simd::internal::kLogShift, log_hist.size());
-  const size_t last = std::min<size_t>((ToBits(max_abs) >> simd::internal::kLogShift) + 1, log_hist.size());
-  uint64_t total = 0;
-  for (size_t b = first; b < last; ++b) total += log_hist[b];
-  if (total == 0) return 0.0f;
-  if (!(p > 0.0)) p = 0.0;  // NaN too
-  if (p > 1.0) p = 1.0;
-  // Nearest rank: the smallest value with at least ceil(p N) values <= it.
-  uint64_t rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(total)));
-  rank = std::min(std::max<uint64_t>(rank, 1), total);
-  uint64_t seen = 0;
-  size_t bin = first;
-  for (; bin < last; ++bin) {
-    seen += log_hist[bin];
-    if (seen >= rank) break;
-  }
-  const double lo = FromBits(static_cast<uint32_t>(bin) << simd::internal::kLogShift);
-  const uint32_t hi_bits = static_cast<uint32_t>(bin + 1) << simd::internal::kLogShift;
-  const double hi = hi_bits >= 0x7f800000u ? std::numeric_limits<float>::max() : FromBits(hi_bits);
-  // The bin's midpoint, pulled into [min_abs, max_abs] (which hold the true
-  // quantile, so this only moves the estimate closer).
-  double q = (lo + hi) / 2;
-  q = std::min(std::max(q, static_cast<double>(min_abs)), static_cast<double>(max_abs));
-  return static_cast<float>(q);
-}
-
 namespace simd {
 namespace internal {
 
@@ -112,11 +67,11 @@ void FinishStats(const StatsPartial& part, size_t n, double s1, double s2, doubl
     t->mean = static_cast<double>(k) + m1;
     t->std = std::sqrt(std::max(0.0, s2 / nf - m1 * m1));
     t->rms = std::sqrt(s3 / nf);
-    t->min = FromBits(FromOrderKey(part.min_key));
-    t->max = FromBits(FromOrderKey(part.max_key));
+    t->min = FloatOf(FromOrderKey(part.min_key));
+    t->max = FloatOf(FromOrderKey(part.max_key));
   }
-  t->min_abs = part.min_abs_m1 >= 0x7f7fffffu ? 0.0f : FromBits(part.min_abs_m1 + 1);
-  t->max_abs = FromBits(part.MaxAbsBits());
+  t->min_abs = part.min_abs_m1 >= 0x7f7fffffu ? 0.0f : FloatOf(part.min_abs_m1 + 1);
+  t->max_abs = FloatOf(part.MaxAbsBits());
 }
 
 }  // namespace internal

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/bits.h"
 #include "formats/fixed_sum.h"
 #include "formats/stochastic.h"
 #include "simd/internal/cast_params.h"
@@ -22,18 +23,6 @@
 #if HWY_ONCE
 namespace lpsim {
 namespace {
-
-float FromBits(uint32_t b) {
-  float x;
-  std::memcpy(&x, &b, sizeof x);
-  return x;
-}
-
-uint32_t ToBits(float x) {
-  uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
 
 // Block geometry of a [rows x cols] tensor; all sizes >= 1 when rows, cols > 0.
 struct Geometry {
@@ -71,18 +60,6 @@ Format ElementFormat(const Format& f, const BlockSpec& spec) {
   return spec.scale_type == BlockSpec::ScaleType::kE8m0 ? f.WithSaturate(true) : f;
 }
 
-bool ParseSize(const std::string& s, size_t* out) {
-  if (s == "all") {
-    *out = 0;
-    return true;
-  }
-  if (s.empty() || s.size() > 9) return false;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  }
-  *out = static_cast<size_t>(std::strtoull(s.c_str(), nullptr, 10));
-  return *out > 0;
-}
 
 }  // namespace
 
@@ -93,7 +70,7 @@ float CurrentScale(const Format& f, float amax, const ScaleOptions& opt) {
   if (std::isinf(scale)) scale = std::numeric_limits<float>::max();
   // Keep 1/scale finite (and the cast's precondition, scale > 0).
   scale = std::max(scale, std::numeric_limits<float>::min());
-  if (opt.power_of_two) scale = FromBits(ToBits(scale) & 0xff800000u);
+  if (opt.power_of_two) scale = FloatOf(BitsOf(scale) & 0xff800000u);
   return scale;
 }
 
@@ -113,66 +90,6 @@ void DelayedScaler::Update(float amax) {
   if (std::isfinite(reduced) && reduced > 0.0f) next = CurrentScale(format_, reduced, opt_.scale);
   steps_since_change_ = next == scale_ ? steps_since_change_ + 1 : 0;
   scale_ = next;
-}
-
-StatusOr<BlockSpec> BlockSpec::Parse(const std::string& name) {
-  auto fail = [&](const std::string& what) {
-    return Status::Error("invalid block spec '" + name + "': " + what +
-                         "; use mx, row, col, 1x128, 128x128 or RxC (R, C a count or 'all'), "
-                         "optionally followed by :e8m0, :fp32, :pow2, :nopow2, :margin=N");
-  };
-  std::string lower;
-  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::vector<std::string> parts;
-  for (size_t start = 0;;) {
-    const size_t pos = lower.find(':', start);
-    parts.push_back(lower.substr(start, pos - start));
-    if (pos == std::string::npos) break;
-    start = pos + 1;
-  }
-  BlockSpec spec;
-  const std::string& base = parts[0];
-  if (base == "mx") spec = Mx();
-  else if (base == "row" || base == "rowwise") spec = Rowwise();
-  else if (base == "col" || base == "columnwise") spec = Columnwise();
-  else if (base == "1x128") spec = Tile1x128();
-  else if (base == "128x128") spec = Tile128x128();
-  else {
-    const size_t x = base.find('x');
-    size_t r = 0, c = 0;
-    if (x == std::string::npos || !ParseSize(base.substr(0, x), &r) ||
-        !ParseSize(base.substr(x + 1), &c)) {
-      return fail("'" + parts[0] + "' is not a known block shape");
-    }
-    spec = {r, c, ScaleType::kFp32, {0, true}};
-  }
-  for (size_t i = 1; i < parts.size(); ++i) {
-    const std::string& o = parts[i];
-    if (o == "e8m0") spec.scale_type = ScaleType::kE8m0;
-    else if (o == "fp32") spec.scale_type = ScaleType::kFp32;
-    else if (o == "pow2") spec.scale.power_of_two = true;
-    else if (o == "nopow2") spec.scale.power_of_two = false;
-    else if (o.rfind("margin=", 0) == 0) {
-      const std::string v = o.substr(7);
-      char* end = nullptr;
-      const long m = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || m < -64 || m > 64) return fail("margin must be -64..64");
-      spec.scale.margin = static_cast<int>(m);
-    } else {
-      return fail("unknown option '" + o + "'");
-    }
-  }
-  return spec;
-}
-
-size_t BlockSpec::BlocksPerRow(size_t cols) const {
-  if (cols == 0) return 0;
-  return block_cols == 0 ? 1 : (cols + block_cols - 1) / block_cols;
-}
-
-size_t BlockSpec::BlocksPerCol(size_t rows) const {
-  if (rows == 0) return 0;
-  return block_rows == 0 ? 1 : (rows + block_rows - 1) / block_rows;
 }
 
 uint8_t MxScaleCode(const Format& elem, float block_amax) {
@@ -197,7 +114,7 @@ float Amax(const float* x, size_t n, int threads) {
   internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
     part[w] = HWY_DYNAMIC_DISPATCH(AmaxBits)(x, c0 * kSumChunk, std::min(n, c1 * kSumChunk));
   });
-  return FromBits(*std::max_element(part.begin(), part.end()));
+  return FloatOf(*std::max_element(part.begin(), part.end()));
 }
 
 void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
@@ -235,7 +152,7 @@ void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
     }
   }
   std::vector<float> amax(g.blocks());
-  for (size_t b = 0; b < g.blocks(); ++b) amax[b] = FromBits(amax_bits[b]);
+  for (size_t b = 0; b < g.blocks(); ++b) amax[b] = FloatOf(amax_bits[b]);
 
   // 2. Scales.
   std::vector<float> mult, inv;

@@ -17,16 +17,12 @@
 #include <deque>
 #include <string>
 
+#include "core/scaling.h"
+#include "core/status.h"
 #include "formats/format.h"
 #include "formats/reference.h"
-#include "formats/status.h"
 
 namespace lpsim {
-
-struct ScaleOptions {
-  int margin = 0;             // scale = max / amax * 2^-margin
-  bool power_of_two = false;  // round the scale down to a power of two
-};
 
 // Per-tensor current scaling (Transformer Engine's compute_scale_from_amax):
 // scale = (max * 2^-margin) / amax in fp32; amax 0, negative, Inf or NaN -> 1;
@@ -42,12 +38,8 @@ float CurrentScale(const Format& f, float amax, const ScaleOptions& opt = {});
 // steps_since_change counts updates that left the scale as it was.
 class DelayedScaler {
  public:
-  enum class Algo { kMax, kMostRecent };
-  struct Options {
-    size_t history = 16;
-    Algo algo = Algo::kMax;
-    ScaleOptions scale;
-  };
+  using Algo = AmaxReduction;
+  using Options = DelayedOptions;
   DelayedScaler(const Format& f, const Options& opt);
 
   float Scale() const { return scale_; }      // use for this step's cast
@@ -60,29 +52,6 @@ class DelayedScaler {
   std::deque<float> history_;
   float scale_ = 1.0f;
   size_t steps_since_change_ = 0;
-};
-
-// How a 2-D tensor [rows x cols] is cut into blocks that share one scale.
-struct BlockSpec {
-  enum class ScaleType { kFp32, kE8m0 };
-  size_t block_rows = 1;   // 0 = all rows
-  size_t block_cols = 32;  // 0 = all columns
-  ScaleType scale_type = ScaleType::kE8m0;
-  ScaleOptions scale;      // for kFp32 scales
-
-  static BlockSpec Mx() { return {1, 32, ScaleType::kE8m0, {}}; }
-  static BlockSpec Rowwise() { return {1, 0, ScaleType::kFp32, {}}; }
-  static BlockSpec Columnwise() { return {0, 1, ScaleType::kFp32, {}}; }
-  static BlockSpec Tile1x128() { return {1, 128, ScaleType::kFp32, {0, true}}; }
-  static BlockSpec Tile128x128() { return {128, 128, ScaleType::kFp32, {0, true}}; }
-  // "mx", "row", "col", "1x128", "128x128", or "RxC" (R, C a count or
-  // "all"; fp32 power-of-two scales), then options ":e8m0", ":fp32", ":pow2",
-  // ":nopow2", ":margin=N". Example: "1x32:fp32:nopow2".
-  static StatusOr<BlockSpec> Parse(const std::string& name);
-
-  // Blocks along a row / a column; 0 for an empty dimension.
-  size_t BlocksPerRow(size_t cols) const;
-  size_t BlocksPerCol(size_t rows) const;
 };
 
 // MX shared scale of a block (OCP MX v1.0): exponent

@@ -1,8 +1,5 @@
 #include "store/export.h"
 
-#include <fcntl.h>   // open: fsync needs a descriptor
-#include <unistd.h>  // fsync, getpid
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -18,6 +15,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
+
+#include "core/output.h"
 
 namespace lpsim {
 namespace {
@@ -461,38 +460,11 @@ Status ExportTo(const RunReader& reader, ExportKind kind, std::ostream& out,
 
 Status Export(const RunReader& reader, ExportKind kind, const std::string& out_path,
               const ExportOptions& options) {
-  static std::atomic<unsigned> counter{0};
-  const std::string tmp = out_path + ".tmp." + std::to_string(static_cast<long>(::getpid())) + "." +
-                          std::to_string(counter.fetch_add(1));
-  const std::string prefix = std::string("exporting ") + ToString(kind) + " to " + out_path +
-                             " failed (nothing was written): ";
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    return Status::Error(prefix + "cannot create " + tmp + ": " + std::strerror(errno) +
-                         ": check that the directory exists and is writable");
-  }
-  Status s = ExportTo(reader, kind, out, options);
-  out.flush();
-  if (s.ok() && !out) s = Status::Error(std::string("write failed: ") + std::strerror(errno));
-  out.close();
-  if (s.ok() && out.fail()) s = Status::Error(std::string("close failed: ") + std::strerror(errno));
-  if (s.ok()) {
-    // On disk before the rename, so a crash cannot leave the name on an
-    // empty file.
-    const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || ::fsync(fd) != 0) {
-      s = Status::Error(std::string("fsync failed: ") + std::strerror(errno));
-    }
-    if (fd >= 0) ::close(fd);
-  }
-  if (s.ok() && std::rename(tmp.c_str(), out_path.c_str()) != 0) {
-    s = Status::Error("cannot rename " + tmp + " to " + out_path + ": " + std::strerror(errno));
-  }
-  if (!s.ok()) {
-    std::remove(tmp.c_str());
-    return Status::Error(prefix + s.message());
-  }
-  return s;
+  Status s = WriteOutput(out_path, [&](OutputSink& out) {
+    return ExportTo(reader, kind, out.stream(), options);
+  });
+  return s.Prefixed(std::string("exporting ") + ToString(kind) + " to " + out_path +
+                    " failed (nothing was written): ");
 }
 
 }  // namespace lpsim

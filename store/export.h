@@ -15,7 +15,7 @@
 #include <ostream>
 #include <string>
 
-#include "formats/status.h"
+#include "core/status.h"
 #include "store/run_db.h"
 
 namespace lpsim {

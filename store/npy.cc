@@ -1,7 +1,6 @@
 #include "store/npy.h"
 
 #include <sys/stat.h>  // fstat: the size check before allocating
-#include <unistd.h>    // getpid, fsync: the atomic write is POSIX
 
 #include <algorithm>
 #include <atomic>
@@ -15,6 +14,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/output.h"
 
 namespace lpsim {
 namespace {
@@ -580,48 +581,22 @@ std::string EncodeNpy(const std::vector<size_t>& shape, const float* data) {
 }
 
 Status WriteNpy(const std::string& path, const std::vector<size_t>& shape, const float* data) {
-  static std::atomic<unsigned> counter{0};
-  const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid())) + "." +
-                          std::to_string(counter.fetch_add(1));
-  auto fail = [&](const std::string& what, int err) {
-    std::remove(tmp.c_str());
-    return Status::Error(path + ": cannot write: " + what + ": " + std::strerror(err) +
-                         "; nothing was written");
-  };
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    const int err = errno;
-    // fopen failed, so there is no temporary file to remove.
-    return Status::Error(path + ": cannot write: cannot create temporary file " + tmp + ": " +
-                         std::strerror(err) + "; check that the directory exists and is writable");
-  }
-  const std::string header = HeaderBytes(shape);
-  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size();
-  const size_t n = NumElements(shape);
-  if (kHostLittleEndian) {
-    ok = ok && (n == 0 || std::fwrite(data, 4, n, f) == n);
-  } else {
-    std::string chunk;
-    for (size_t i = 0; ok && i < n; i += kChunkElems) {
-      chunk.clear();
-      AppendFloats(data + i, std::min(kChunkElems, n - i), &chunk);
-      ok = std::fwrite(chunk.data(), 1, chunk.size(), f) == chunk.size();
+  return WriteOutput(path, [&](OutputSink& out) {
+    const std::string header = HeaderBytes(shape);
+    Status s = out.Write(header.data(), header.size());
+    const size_t n = NumElements(shape);
+    if (kHostLittleEndian) {
+      if (s.ok() && n > 0) s = out.Write(data, n * sizeof(float));
+    } else {
+      std::string chunk;
+      for (size_t i = 0; s.ok() && i < n; i += kChunkElems) {
+        chunk.clear();
+        AppendFloats(data + i, std::min(kChunkElems, n - i), &chunk);
+        s = out.Write(chunk.data(), chunk.size());
+      }
     }
-  }
-  // Flush to the disk before the rename, so a crash cannot leave the new name
-  // pointing at data that never reached it.
-  ok = ok && std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
-  int err = errno;
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) return fail("writing " + tmp + " failed", err);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = errno;
-    return fail("cannot rename " + tmp + " to it", err);
-  }
-  return Status();
+    return s;
+  });
 }
 
 }  // namespace lpsim

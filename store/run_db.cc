@@ -930,7 +930,7 @@ class RunWriter::Impl {
       s = Status::Error(e.what());
     }
     if (!s.ok()) {
-      if (in_txn_) Exec(db_, "ROLLBACK");
+      if (in_txn_) (void)Exec(db_, "ROLLBACK");  // the batch's error is what matters
       in_txn_ = false;
       tensors_.clear();  // ids inserted by the rolled-back batch are gone
       return Status::Error(path_ + ": writing the batch after step " +
@@ -1167,8 +1167,9 @@ RunWriter::RunWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 RunWriter::~RunWriter() {
   if (impl_ && !impl_->closed_) {
-    impl_->Close("aborted",
-                 "the RunWriter was destroyed without Close(): the program may have ended early");
+    // A destructor cannot report: the run is marked aborted as well as it can.
+    (void)impl_->Close("aborted",
+                       "the RunWriter was destroyed without Close(): the program may have ended early");
   }
 }
 

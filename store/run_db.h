@@ -33,8 +33,8 @@
 #include <utility>
 #include <vector>
 
-#include "checks/records.h"
-#include "formats/status.h"
+#include "core/records.h"
+#include "core/status.h"
 
 namespace lpsim {
 

@@ -138,7 +138,8 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
   r.last_records = tracker.last_records();
   r.notes = tracker.notes();
   r.findings = tracker.findings();
-  tracker.Close("finished");
+  Status closed = tracker.Close("finished");
+  if (!closed.ok()) return closed;
   return r;
 }
 

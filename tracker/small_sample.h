@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "checks/checker.h"
-#include "checks/records.h"
-#include "formats/status.h"
+#include "core/records.h"
+#include "core/status.h"
 
 namespace lpsim {
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -12,13 +13,13 @@
 #include <set>
 #include <unordered_map>
 
+#include "analysis/step_analyzer.h"
 #include "simd/analyze.h"
 #include "simd/quantize.h"
 #include "simd/scaling.h"
 #include "store/run_db.h"
 #include "tracker/capture.h"
 #include "tracker/distributed.h"
-#include "tracker/step_analyzer.h"
 
 namespace lpsim {
 
@@ -42,7 +43,7 @@ class Tracker::Impl {
                     const std::string& module_type);
   StepResult Step(const torch::Tensor& loss);
   void Scalar(const std::string& name, double value);
-  void Close(const std::string& status);
+  Status Close(const std::string& status);
   void SetBatch(const torch::Tensor& inputs, const torch::Tensor& targets);
   std::vector<Finding> findings() const { return analyzer_->findings(); }
 
@@ -576,7 +577,8 @@ std::string Tracker::Impl::Capture(const Finding& f, bool applied, double loss) 
   }
   ++captures_;
   last_capture_step_ = step_;
-  writer_->AddCapture(step_, dir, f.rule + (f.tensor.empty() ? "" : " in " + f.tensor));
+  // A write error sticks in the writer and is returned by Close.
+  (void)writer_->AddCapture(step_, dir, f.rule + (f.tensor.empty() ? "" : " in " + f.tensor));
   return dir;
 }
 
@@ -611,13 +613,14 @@ std::string Tracker::Impl::Check(StepResult* result, double loss) {
   return raise;
 }
 
-void Tracker::Impl::Close(const std::string& status) {
-  if (closed_) return;
+Status Tracker::Impl::Close(const std::string& status) {
+  if (closed_) return Status();
   closed_ = true;
-  if (!analyzer_) return;  // Init failed before the run was opened
+  if (!analyzer_) return Status();  // Init failed before the run was opened
   analyzer_->Drain();
   Check(nullptr, 0.0);  // findings the analyzer thread judged after the last step
-  if (writer_) writer_->Close(status == "finished" ? Status() : Status::Error(status));
+  if (!writer_) return Status();
+  return writer_->Close(status == "finished" ? Status() : Status::Error(status));
 }
 
 // --- Tracker -----------------------------------------------------------------
@@ -645,7 +648,11 @@ StatusOr<std::unique_ptr<Tracker>> Tracker::Create(torch::nn::Module& model,
 }
 
 Tracker::~Tracker() {
-  if (impl_) impl_->Close("finished");
+  if (!impl_) return;
+  // A destructor cannot report; a run that an exception ends is not "ok".
+  (void)impl_->Close(std::uncaught_exceptions() > 0
+                         ? "failed: an exception ended the training loop before Tracker::Close"
+                         : "finished");
 }
 
 torch::Tensor Tracker::tap(const std::string& name, const torch::Tensor& x,
@@ -664,7 +671,7 @@ bool Tracker::tracking_now() const { return impl_->Tracking(); }
 const std::string& Tracker::run_path() const { return impl_->run_path(); }
 std::vector<std::string> Tracker::notes() const { return impl_->notes(); }
 std::vector<TensorRecord> Tracker::last_records() const { return impl_->last_records(); }
-void Tracker::Close(const std::string& status) { impl_->Close(status); }
+Status Tracker::Close(const std::string& status) { return impl_->Close(status); }
 
 torch::Tensor TrackedSequentialImpl::forward(torch::Tensor x) {
   const auto children = named_children();

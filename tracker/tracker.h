@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "checks/checker.h"
-#include "checks/records.h"
-#include "formats/status.h"
-#include "tracker/scaling_recipe.h"
+#include "core/records.h"
+#include "core/scaling.h"
+#include "core/status.h"
 
 namespace lpsim {
 
@@ -155,8 +155,11 @@ class Tracker {
   // The records of the most recent tracked step (recording rank only).
   std::vector<TensorRecord> last_records() const;
   // Flushes and marks the run finished ("finished" = ok; anything else is
-  // stored as the reason the run failed); later calls do nothing.
-  void Close(const std::string& status = "finished");
+  // stored as the reason the run failed); returns the first error writing
+  // the run hit, if any. Later calls do nothing and return ok. Without Close,
+  // the destructor closes the run: "finished", or failed when an exception is
+  // unwinding the training loop.
+  Status Close(const std::string& status = "finished");
 
   class Impl;
 

@@ -132,7 +132,7 @@ Outcome Train(Program& p, const std::string& name) {
     if (!r.applied) ++out.skipped;
     losses.push_back(loss.item<double>());
   }
-  tracker.Close();
+  if (lpsim::Status s = tracker.Close(); !s.ok()) std::cerr << s.message() << "\n";
   const size_t k = std::min<size_t>(10, losses.size());
   for (size_t i = 0; i < k; ++i) out.first_loss += losses[i] / k, out.last_loss += losses[losses.size() - 1 - i] / k;
   out.findings = small_findings;

@@ -5,18 +5,11 @@
 #include <cstring>
 #include <limits>
 
+#include "core/bits.h"
+
 namespace lpsim {
 namespace simd {
 namespace internal {
-namespace {
-
-uint32_t FloatBits(float x) {
-  uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-
-}  // namespace
 
 CastParams MakeCastParams(const Format& f, Rounding rounding, uint64_t seed,
                           uint64_t index_offset, float scale) {
@@ -62,9 +55,9 @@ CastParams MakeCastParams(const Format& f, Rounding rounding, uint64_t seed,
   p.bad_code = f.saturate() ? 0u : nan_code(0);
   p.direct_q = f.has_zero() && p.emin - m >= -126;
   p.common = p.direct_q && f.is_signed() && !f.ftz() && m >= 1;
-  p.q_ovf_pos = FloatBits(DecodeRef(f, p.ovf_pos));
-  p.q_ovf_neg = FloatBits(DecodeRef(f, p.ovf_neg));
-  p.q_bad = FloatBits(DecodeRef(f, p.bad_code));
+  p.q_ovf_pos = BitsOf(DecodeRef(f, p.ovf_pos));
+  p.q_ovf_neg = BitsOf(DecodeRef(f, p.ovf_neg));
+  p.q_bad = BitsOf(DecodeRef(f, p.bad_code));
 
   p.fast = f.is_signed() && f.has_zero();
   p.low_mask = (1u << p.s) - 1u;
@@ -72,8 +65,8 @@ CastParams MakeCastParams(const Format& f, Rounding rounding, uint64_t seed,
   p.rne_base = p.s > 0 ? (half - 1u) + (m == 0 ? 1u : 0u) : 0u;
   p.odd_mask = (p.s > 0 && m > 0) ? 1u : 0u;
   p.sr_shift = std::min(32u - p.s, 31u);
-  p.min_bits = FloatBits(std::ldexp(1.0f, std::max(p.emin, -126)));
-  p.max_bits = FloatBits(f.MaxValue());
+  p.min_bits = BitsOf(std::ldexp(1.0f, std::max(p.emin, -126)));
+  p.max_bits = BitsOf(f.MaxValue());
   p.rebias = static_cast<uint32_t>(static_cast<int64_t>(126 + p.emin) * (int64_t{1} << m));
   const float q_min = std::ldexp(1.0f, std::max(p.emin, -126)) * p.inv_scale;
   const float q_max = f.MaxValue() * p.inv_scale;

@@ -24,7 +24,7 @@ namespace internal {
 // Raw log histogram size: (abs_bits >> 20) for every fp32, specials included
 // (2040..2047 are Inf/NaN, discarded when finishing).
 constexpr size_t kRawLogBins = 2048;
-constexpr int kLogShift = 23 - TensorStats::kLogMantissaBits;
+constexpr int kLogShift = TensorStats::kLogBinShift;
 static_assert(kRawLogBins == (size_t{1} << (31 - kLogShift)), "raw histogram covers all fp32");
 
 // Monotonic map from fp32 bits to int32 (finite values, -0 < +0), its own

@@ -140,18 +140,6 @@ TEST(WhatIfScaleTest, NoneCurrentAndUnsupported) {
 // Records with a known histogram (defined below).
 TensorRecord RecordAt(const std::string& name, Role role, int64_t step, int exponent, int n);
 
-TEST(WhatIfRecipeTest, NamesMatchTheTracker) {
-  EXPECT_EQ(ParseWhatIfRecipe("delayed").value().name, "delayed16");
-  EXPECT_EQ(ParseWhatIfRecipe("delayed4").value().history, 4u);
-  EXPECT_EQ(ParseWhatIfRecipe("mx").value().name, "mx");
-  EXPECT_EQ(ParseWhatIfRecipe("row").value().name, "row");
-  EXPECT_EQ(ParseWhatIfRecipe("1x128").value().name, "1x128");
-  EXPECT_EQ(ParseWhatIfRecipe("128x128").value().name, "128x128");
-  EXPECT_EQ(ParseWhatIfRecipe("1x32:fp32").value().name, "1x32:fp32");
-  EXPECT_FALSE(ParseWhatIfRecipe("delayedx").ok());
-  EXPECT_FALSE(ParseWhatIfRecipe("tiles").ok());
-}
-
 // Exact block counts, as the tracker gets them.
 CastCounts BlockExact(const std::vector<float>& x, size_t rows, size_t cols, const Format& f,
                       const BlockSpec& spec) {

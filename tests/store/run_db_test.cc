@@ -522,8 +522,8 @@ constexpr int kSteps = 5;
   for (int i = 0; i < 2; ++i) {
     if (!run.Add(MakeRecord(kSteps, kTensors[i].first, kTensors[i].second)).ok()) ::_exit(13);
   }
-  run.Add(ScalarRecord{kSteps, "loss", 1.0});
-  run.AddCapture(kSteps, "nowhere", "partial");
+  if (!run.Add(ScalarRecord{kSteps, "loss", 1.0}).ok()) ::_exit(15);
+  if (!run.AddCapture(kSteps, "nowhere", "partial").ok()) ::_exit(16);
   if (!run.Flush().ok()) ::_exit(14);
   switch (death) {
     case Death::kExit: ::_exit(0);
@@ -599,11 +599,11 @@ TEST(RunDbCrashTest, KilledAtARandomPointLeavesWholeSteps) {
     if (!w.ok()) ::_exit(10);
     for (int64_t step = 0;; ++step) {
       for (int i = 0; i < kPerStep; ++i) {
-        (*w)->Add(MakeRecord(step, "t" + std::to_string(i), Role::kActivation));
+        if (!(*w)->Add(MakeRecord(step, "t" + std::to_string(i), Role::kActivation)).ok()) ::_exit(12);
       }
-      (*w)->EndStep(step);
+      if (!(*w)->EndStep(step).ok()) ::_exit(13);
       if (step % 4 == 0) {
-        (*w)->Flush();
+        if (!(*w)->Flush().ok()) ::_exit(14);
         char c = 1;
         if (::write(fds[1], &c, 1) != 1) ::_exit(11);
       }

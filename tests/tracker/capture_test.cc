@@ -53,7 +53,7 @@ TEST(Capture, PlantedNanIsCapturedAndReplayed) {
       EXPECT_TRUE(r.capture_dir.empty()) << s;
     }
   }
-  tracker.Close();
+  EXPECT_TRUE(tracker.Close().ok());
   ASSERT_FALSE(bad.applied);
   const fs::path dir = fs::path(o.run_dir) / "captures" / "step_3";
   EXPECT_EQ(bad.capture_dir, dir.string());
@@ -131,7 +131,7 @@ StepResult ConstantInitStep(Policy policy, const std::string& tag, std::vector<F
   loss.backward();
   StepResult r = tracker.step(loss);
   *findings = tracker.findings();
-  tracker.Close();
+  EXPECT_TRUE(tracker.Close().ok());
   auto stored = RunReader::Open(o.run_dir).value()->Findings();
   bool in_db = false;
   for (const Finding& f : stored.value()) in_db |= f.rule == "poor_initialization" && f.tensor == "fc.weight";

@@ -236,7 +236,7 @@ TEST(Tracker, BackgroundAnalysisStoresWhatInlineStores) {
       tracker.step(loss);
     }
     std::vector<Finding> findings = tracker.findings();
-    tracker.Close();
+    EXPECT_TRUE(tracker.Close().ok());
     return std::make_pair(o.run_dir, findings);
   };
   const auto [inline_dir, inline_findings] = train(false, "inline");
@@ -331,7 +331,7 @@ TEST(Tracker, NonFiniteGradientSkipsTheUpdate) {
   EXPECT_FALSE(r.applied);
   EXPECT_NE(r.reason.find("fc2.weight"), std::string::npos);
   EXPECT_TRUE(net.fc1->weight.equal(before));
-  tracker.Close();
+  EXPECT_TRUE(tracker.Close().ok());
   auto findings = RunReader::Open(o.run_dir).value()->Findings();
   ASSERT_TRUE(findings.ok());
   bool found = false;
@@ -411,7 +411,7 @@ int RunRank(int rank, int port, const std::string& run_dir, const torch::Tensor&
   torch::Tensor half = full.chunk(2, 0)[rank].clone();
   tracker.tap("x", half);
   tracker.step(torch::zeros({}));
-  tracker.Close();
+  EXPECT_TRUE(tracker.Close().ok());
   return 0;
 }
 

@@ -1,4 +1,4 @@
-#include "tracker/step_analyzer.h"
+#include "analysis/step_analyzer.h"
 
 #include <pthread.h>
 
@@ -127,10 +127,11 @@ void StepAnalyzer::Process(Item& item) {
     }
   } else if (auto* scalar = std::get_if<ScalarRecord>(&item)) {
     if (!writer_) return;
-    writer_->Add(*scalar);
+    // A write error sticks in the writer: its Close returns it (Tracker::Close).
+    (void)writer_->Add(*scalar);
     if (opt_.checks) checker_.Add(*scalar);
   } else if (auto* x = std::get_if<Extra>(&item)) {
-    if (writer_) writer_->Add(x->finding);
+    if (writer_) (void)writer_->Add(x->finding);
     if (!x->listed) return;
     std::lock_guard<std::mutex> lock(mu_);
     findings_.push_back(x->finding);
@@ -215,7 +216,7 @@ void StepAnalyzer::Analyze(TensorSnapshot& s) {
   for (size_t i = 0; i < opt_.formats.size(); ++i) {
     rec.formats.push_back({opt_.formats[i].name(), recipe_name, slots[i].scale, result.formats[i]});
   }
-  if (writer_) writer_->Add(rec);
+  if (writer_) (void)writer_->Add(rec);
   if (opt_.on_record) opt_.on_record(rec);
   if (opt_.checks) checker_.Add(rec);
   current_.push_back(std::move(rec));
@@ -224,8 +225,8 @@ void StepAnalyzer::Analyze(TensorSnapshot& s) {
 void StepAnalyzer::Finish(const StepEnd& e) {
   std::vector<Finding> fresh;
   if (writer_ && opt_.checks) fresh = checker_.EndStep(e.step);
-  for (const Finding& f : fresh) writer_->Add(f);
-  if (writer_) writer_->EndStep(e.step);
+  for (const Finding& f : fresh) (void)writer_->Add(f);
+  if (writer_) (void)writer_->EndStep(e.step);
   std::lock_guard<std::mutex> lock(mu_);
   findings_.insert(findings_.end(), fresh.begin(), fresh.end());
   new_.insert(new_.end(), fresh.begin(), fresh.end());

@@ -1,13 +1,13 @@
 // Records: what the tracker observes per tensor and step, in plain structs.
 //
-// Rules (checks/), the run database (store/), reports (report/) and the live
-// agent (live/) all read these, never tensors, so everything above the
-// tracker works the same on a live job and on a stored run.
+// Rules (checks/), the run database (store/) and reports (report/) all read
+// these, never tensors, so everything above the tracker works the same on a
+// live job and on a stored run.
 //
 //   TensorRecord r{step, "fc1", Role::kActivationGrad, {64, 128}, "float32"};
 //   r.stats = result.stats;  r.formats.push_back({"e5m2", "delayed16", s, counts});
-#ifndef LPSIM_CHECKS_RECORDS_H_
-#define LPSIM_CHECKS_RECORDS_H_
+#ifndef LPSIM_CORE_RECORDS_H_
+#define LPSIM_CORE_RECORDS_H_
 
 #include <cstdint>
 #include <map>
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "formats/reference.h"
-#include "formats/status.h"
-#include "simd/analyze.h"
+#include "core/cast_counts.h"
+#include "core/status.h"
+#include "core/tensor_stats.h"
 
 namespace lpsim {
 
@@ -114,4 +114,4 @@ struct Finding {
 
 }  // namespace lpsim
 
-#endif  // LPSIM_CHECKS_RECORDS_H_
+#endif  // LPSIM_CORE_RECORDS_H_

@@ -17,8 +17,8 @@
 //   a.Add(ScalarRecord{step, "loss", 0.3});
 //   a.EndStep(step, /*tracked=*/true);
 //   for (const Finding& f : a.TakeNew()) ...
-#ifndef LPSIM_TRACKER_STEP_ANALYZER_H_
-#define LPSIM_TRACKER_STEP_ANALYZER_H_
+#ifndef LPSIM_ANALYSIS_STEP_ANALYZER_H_
+#define LPSIM_ANALYSIS_STEP_ANALYZER_H_
 
 #include <condition_variable>
 #include <cstddef>
@@ -35,10 +35,11 @@
 #include <vector>
 
 #include "checks/checker.h"
-#include "checks/records.h"
+#include "core/records.h"
+#include "core/scaling.h"
 #include "simd/analyze.h"
+#include "simd/scaling.h"
 #include "store/run_db.h"
-#include "tracker/scaling_recipe.h"
 
 namespace lpsim {
 
@@ -159,4 +160,4 @@ class StepAnalyzer {
 
 }  // namespace lpsim
 
-#endif  // LPSIM_TRACKER_STEP_ANALYZER_H_
+#endif  // LPSIM_ANALYSIS_STEP_ANALYZER_H_

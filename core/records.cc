@@ -1,4 +1,4 @@
-#include "checks/records.h"
+#include "core/records.h"
 
 namespace lpsim {
 

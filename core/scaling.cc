@@ -1,0 +1,162 @@
+#include "core/scaling.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <vector>
+
+namespace lpsim {
+namespace {
+
+bool ParseSize(const std::string& s, size_t* out) {
+  if (s == "all") {
+    *out = 0;
+    return true;
+  }
+  if (s.empty() || s.size() > 9) return false;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  *out = static_cast<size_t>(std::strtoull(s.c_str(), nullptr, 10));
+  return *out > 0;
+}
+
+}  // namespace
+
+StatusOr<BlockSpec> BlockSpec::Parse(const std::string& name) {
+  auto fail = [&](const std::string& what) {
+    return Status::Error("invalid block spec '" + name + "': " + what +
+                         "; use mx, row, col, 1x128, 128x128 or RxC (R, C a count or 'all'), "
+                         "optionally followed by :e8m0, :fp32, :pow2, :nopow2, :margin=N");
+  };
+  std::string lower;
+  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t pos = lower.find(':', start);
+    parts.push_back(lower.substr(start, pos - start));
+    if (pos == std::string::npos) break;
+    start = pos + 1;
+  }
+  BlockSpec spec;
+  const std::string& base = parts[0];
+  if (base == "mx") spec = Mx();
+  else if (base == "row" || base == "rowwise") spec = Rowwise();
+  else if (base == "col" || base == "columnwise") spec = Columnwise();
+  else if (base == "1x128") spec = Tile1x128();
+  else if (base == "128x128") spec = Tile128x128();
+  else {
+    const size_t x = base.find('x');
+    size_t r = 0, c = 0;
+    if (x == std::string::npos || !ParseSize(base.substr(0, x), &r) ||
+        !ParseSize(base.substr(x + 1), &c)) {
+      return fail("'" + parts[0] + "' is not a known block shape");
+    }
+    spec = {r, c, ScaleType::kFp32, {0, true}};
+  }
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const std::string& o = parts[i];
+    if (o == "e8m0") spec.scale_type = ScaleType::kE8m0;
+    else if (o == "fp32") spec.scale_type = ScaleType::kFp32;
+    else if (o == "pow2") spec.scale.power_of_two = true;
+    else if (o == "nopow2") spec.scale.power_of_two = false;
+    else if (o.rfind("margin=", 0) == 0) {
+      const std::string v = o.substr(7);
+      char* end = nullptr;
+      const long m = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || m < -64 || m > 64) return fail("margin must be -64..64");
+      spec.scale.margin = static_cast<int>(m);
+    } else {
+      return fail("unknown option '" + o + "'");
+    }
+  }
+  return spec;
+}
+
+size_t BlockSpec::BlocksPerRow(size_t cols) const {
+  if (cols == 0) return 0;
+  return block_cols == 0 ? 1 : (cols + block_cols - 1) / block_cols;
+}
+
+size_t BlockSpec::BlocksPerCol(size_t rows) const {
+  if (rows == 0) return 0;
+  return block_rows == 0 ? 1 : (rows + block_rows - 1) / block_rows;
+}
+
+Scaling Scaling::Current(int margin, bool power_of_two) {
+  Scaling s;
+  s.kind = Kind::kCurrent;
+  s.scale = {margin, power_of_two};
+  return s;
+}
+
+Scaling Scaling::Delayed(size_t history, int margin, AmaxReduction algo) {
+  Scaling s;
+  s.kind = Kind::kDelayed;
+  s.delayed.history = history;
+  s.delayed.algo = algo;
+  s.delayed.scale.margin = margin;
+  return s;
+}
+
+Scaling Scaling::Block(const BlockSpec& spec) {
+  Scaling s;
+  s.kind = Kind::kBlock;
+  s.block = spec;
+  return s;
+}
+
+StatusOr<Scaling> Scaling::Parse(const std::string& name) {
+  if (name == "none") return None();
+  if (name == "current") return Current();
+  if (name.rfind("delayed", 0) == 0) {
+    const std::string digits = name.substr(7);
+    if (digits.empty()) return Delayed();
+    bool ok = digits.size() <= 6;
+    for (char c : digits) ok = ok && std::isdigit(static_cast<unsigned char>(c));
+    if (ok && std::stoul(digits) > 0) return Delayed(std::stoul(digits));
+    return Status::Error("bad recipe '" + name +
+                         "': delayed takes a history length: use delayedN with N >= 1, e.g. delayed16");
+  }
+  StatusOr<BlockSpec> block = BlockSpec::Parse(name);
+  if (block.ok()) return Block(block.value());
+  // A block shape with a bad option: the block parser's reason is the useful one.
+  if (name.find(':') != std::string::npos) return block.status();
+  return Status::Error("unknown scaling recipe '" + name +
+                       "': use none, current, delayedN (e.g. delayed16), mx, row, col, 1x128, "
+                       "128x128 or RxC[:options]");
+}
+
+std::string Scaling::Name() const {
+  switch (kind) {
+    case Kind::kNone: return "none";
+    case Kind::kCurrent: return "current";
+    case Kind::kDelayed: return "delayed" + std::to_string(delayed.history);
+    case Kind::kBlock: break;
+  }
+  std::string base;
+  if (block.block_rows == 1 && block.block_cols == 32 && block.scale_type == BlockSpec::ScaleType::kE8m0) {
+    base = "mx";
+  } else if (block.block_rows == 1 && block.block_cols == 0) {
+    base = "row";
+  } else if (block.block_rows == 0 && block.block_cols == 1) {
+    base = "col";
+  } else {
+    auto dim = [](size_t n) { return n == 0 ? std::string("all") : std::to_string(n); };
+    base = dim(block.block_rows) + "x" + dim(block.block_cols);
+  }
+  // Options only where they differ from what the base name parses to.
+  const BlockSpec plain = BlockSpec::Parse(base).value();
+  std::string name = base;
+  if (block.scale_type != plain.scale_type) {
+    name += block.scale_type == BlockSpec::ScaleType::kE8m0 ? ":e8m0" : ":fp32";
+  }
+  if (block.scale_type == BlockSpec::ScaleType::kFp32) {
+    if (block.scale.power_of_two != plain.scale.power_of_two) {
+      name += block.scale.power_of_two ? ":pow2" : ":nopow2";
+    }
+    if (block.scale.margin != plain.scale.margin) name += ":margin=" + std::to_string(block.scale.margin);
+  }
+  return name;
+}
+
+}  // namespace lpsim

@@ -1,0 +1,210 @@
+#include "analysis/step_analyzer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "formats/format.h"
+#include "simd/analyze.h"
+#include "simd/scaling.h"
+#include "store/run_db.h"
+
+namespace lpsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<Format> Formats(std::initializer_list<const char*> specs) {
+  std::vector<Format> out;
+  for (const char* s : specs) out.push_back(ParseFormat(s).value());
+  return out;
+}
+
+// A tensor whose amax grows with the step, so delayed scaling lags it.
+std::vector<float> Values(int64_t step, size_t n, uint32_t seed) {
+  std::mt19937 rng(seed + static_cast<uint32_t>(step));
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> v(n);
+  const float growth = std::ldexp(1.0f, static_cast<int>(step));
+  for (float& x : v) x = d(rng) * growth * 1e-3f;
+  return v;
+}
+
+// Feeds `steps` steps of two tensors and a loss; returns the run directory.
+struct Fed {
+  std::vector<TensorRecord> last;
+  std::vector<Finding> findings;
+};
+
+Fed Feed(StepAnalyzer& a, int steps, bool own, bool poison_last = false) {
+  for (int64_t step = 0; step < steps; ++step) {
+    for (const char* name : {"fc1", "fc2"}) {
+      std::vector<float> v = Values(step, 96, name[2] == '1' ? 1 : 2);
+      if (poison_last && step == steps - 1) v[5] = std::numeric_limits<float>::quiet_NaN();
+      TensorSnapshot s;
+      s.step = step;
+      s.name = name;
+      s.role = Role::kActivationGrad;
+      s.module_type = "Linear";
+      s.shape = {8, 12};
+      s.dtype = "float32";
+      std::vector<float> keep;
+      if (own) {
+        FloatBuffer b = a.Buffer(v.size());
+        std::memcpy(b.data.get(), v.data(), v.size() * sizeof(float));
+        s.Own(std::move(b), v.size());
+        a.Add(std::move(s));
+      } else {
+        s.Borrow(v.data(), v.size());
+        a.Add(std::move(s));  // inline: done before returning
+      }
+    }
+    a.Add(ScalarRecord{step, "loss", 1.0 / static_cast<double>(step + 1)});
+    a.EndStep(step, /*tracked=*/true);
+  }
+  return {a.last_records(), a.findings()};
+}
+
+class StepAnalyzerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("lpsim_step_analyzer_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  fs::path root_;
+};
+
+StepAnalyzerOptions Options(bool background) {
+  StepAnalyzerOptions o;
+  o.formats = Formats({"e4m3fn", "e5m2"});
+  o.scaling = Scaling::Delayed(4);
+  o.background = background;
+  return o;
+}
+
+// The delayed scale of each step comes from the amax of earlier steps only:
+// replaying DelayedScaler over the recorded amaxes gives the recorded scales.
+TEST_F(StepAnalyzerTest, DelayedScalesFollowTheAmaxHistory) {
+  StepAnalyzerOptions o = Options(false);
+  o.checks = false;
+  auto writer = RunWriter::Open((root_ / "run").string(), "t", "{}").value();
+  {
+    StepAnalyzer a(o, writer.get());
+    Feed(a, 8, /*own=*/false);
+  }
+  ASSERT_TRUE(writer->Close(Status()).ok());
+  auto reader = RunReader::Open((root_ / "run").string()).value();
+  RecordFilter f;
+  f.name = "fc1";
+  const std::vector<TensorRecord> recs = reader->Records(f).value();
+  ASSERT_EQ(recs.size(), 8u);
+  for (size_t fi = 0; fi < o.formats.size(); ++fi) {
+    DelayedScaler replay(o.formats[fi], o.scaling.delayed);
+    for (const TensorRecord& r : recs) {
+      ASSERT_EQ(r.formats.size(), 2u);
+      EXPECT_EQ(r.formats[fi].recipe, "delayed4");
+      EXPECT_EQ(r.formats[fi].scale, replay.Scale()) << "step " << r.step;
+      // The counts are those of one cast at that scale.
+      const std::vector<float> v = Values(r.step, 96, 1);
+      const AnalyzeResult exact =
+          simd::AnalyzeRef(v.data(), v.size(), {FormatSlot{o.formats[fi], replay.Scale()}});
+      EXPECT_TRUE(r.formats[fi].counts == exact.formats[0]) << "step " << r.step;
+      replay.Update(r.stats.max_abs);
+    }
+  }
+}
+
+// Background analysis (owned buffers, a worker thread, a tiny queue bound
+// that forces the producer to wait) stores exactly what inline analysis does.
+TEST_F(StepAnalyzerTest, BackgroundStoresWhatInlineStores) {
+  auto run = [&](bool background, const std::string& dir) {
+    StepAnalyzerOptions o = Options(background);
+    o.max_queued_bytes = 200;  // smaller than one tensor: at most one queued
+    auto writer = RunWriter::Open((root_ / dir).string(), "t", "{}").value();
+    Fed fed;
+    {
+      StepAnalyzer a(o, writer.get());
+      fed = Feed(a, 12, /*own=*/background, /*poison_last=*/true);
+    }
+    EXPECT_TRUE(writer->Close(Status()).ok());
+    return fed;
+  };
+  const Fed inl = run(false, "inline");
+  const Fed bg = run(true, "background");
+  auto in_reader = RunReader::Open((root_ / "inline").string()).value();
+  auto bg_reader = RunReader::Open((root_ / "background").string()).value();
+  const auto a = in_reader->Records().value();
+  const auto b = bg_reader->Records().value();
+  ASSERT_EQ(a.size(), 24u);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_EQ(a[i].step, b[i].step);
+    EXPECT_EQ(a[i].stats.max_abs, b[i].stats.max_abs);
+    EXPECT_EQ(a[i].stats.exponent_hist, b[i].stats.exponent_hist);
+    ASSERT_EQ(a[i].formats.size(), b[i].formats.size());
+    for (size_t f = 0; f < a[i].formats.size(); ++f) {
+      EXPECT_EQ(a[i].formats[f].scale, b[i].formats[f].scale);
+      EXPECT_TRUE(a[i].formats[f].counts == b[i].formats[f].counts);
+    }
+  }
+  EXPECT_EQ(in_reader->Scalars("loss").value().size(), 12u);
+  EXPECT_EQ(bg_reader->Scalars("loss").value().size(), 12u);
+  // The NaN planted in the last step is found by both, at that step.
+  auto rules = [](const std::vector<Finding>& fs) {
+    std::vector<std::string> out;
+    for (const Finding& f : fs) out.push_back(f.rule + "@" + std::to_string(f.step) + ":" + f.tensor);
+    return out;
+  };
+  EXPECT_EQ(rules(inl.findings), rules(bg.findings));
+  bool nonfinite = false;
+  for (const Finding& f : bg.findings) nonfinite |= f.rule == "nonfinite" && f.step == 11;
+  EXPECT_TRUE(nonfinite);
+  const auto stored = bg_reader->Findings().value();
+  EXPECT_EQ(stored.size(), bg.findings.size());
+  // last_records() is the last tracked step's records, in call order.
+  ASSERT_EQ(bg.last.size(), 2u);
+  EXPECT_EQ(bg.last[0].name, "fc1");
+  EXPECT_EQ(bg.last[1].step, 11);
+}
+
+// Without a writer (ranks other than 0) nothing is recorded or judged, and
+// the analyzer still keeps its scaling state.
+TEST_F(StepAnalyzerTest, NoWriterNoRecords) {
+  StepAnalyzerOptions o = Options(false);
+  o.recording = false;
+  StepAnalyzer a(o, nullptr);
+  const Fed fed = Feed(a, 3, false, true);
+  EXPECT_TRUE(fed.last.empty());
+  EXPECT_TRUE(fed.findings.empty());
+}
+
+// Buffers come back to the pool once analyzed and are reused.
+TEST_F(StepAnalyzerTest, BuffersAreReused) {
+  StepAnalyzerOptions o = Options(false);
+  o.checks = false;
+  StepAnalyzer a(o, nullptr);
+  FloatBuffer b = a.Buffer(100);
+  const float* first = b.data.get();
+  TensorSnapshot s;
+  s.shape = {100};
+  s.Own(std::move(b), 100);
+  std::fill(s.mutable_data(), s.mutable_data() + 100, 1.0f);
+  a.Add(std::move(s));
+  FloatBuffer again = a.Buffer(64);
+  EXPECT_EQ(again.data.get(), first);
+  EXPECT_GE(again.capacity, 100u);
+}
+
+}  // namespace
+}  // namespace lpsim

@@ -1,0 +1,75 @@
+#include "core/scaling.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace lpsim {
+namespace {
+
+TEST(ScalingTest, ParsesEveryRecipeKind) {
+  EXPECT_EQ(Scaling::Parse("none")->kind, Scaling::Kind::kNone);
+  EXPECT_EQ(Scaling::Parse("current")->kind, Scaling::Kind::kCurrent);
+  const Scaling d = Scaling::Parse("delayed4").value();
+  EXPECT_EQ(d.kind, Scaling::Kind::kDelayed);
+  EXPECT_EQ(d.delayed.history, 4u);
+  EXPECT_EQ(Scaling::Parse("delayed")->delayed.history, 16u);
+  const Scaling mx = Scaling::Parse("mx").value();
+  EXPECT_EQ(mx.kind, Scaling::Kind::kBlock);
+  EXPECT_EQ(mx.block.block_rows, 1u);
+  EXPECT_EQ(mx.block.block_cols, 32u);
+  EXPECT_EQ(mx.block.scale_type, BlockSpec::ScaleType::kE8m0);
+  EXPECT_FALSE(mx.per_tensor());
+  EXPECT_TRUE(d.per_tensor());
+}
+
+TEST(ScalingTest, NamesAreCanonical) {
+  EXPECT_EQ(Scaling::Parse("delayed")->Name(), "delayed16");
+  EXPECT_EQ(Scaling::Parse("rowwise")->Name(), "row");
+  EXPECT_EQ(Scaling::Parse("columnwise")->Name(), "col");
+  EXPECT_EQ(Scaling::Parse("1x128")->Name(), "1x128");
+  EXPECT_EQ(Scaling::Parse("128x128")->Name(), "128x128");
+  // Options the base name already implies are dropped; others are kept.
+  EXPECT_EQ(Scaling::Parse("1x32:fp32")->Name(), "1x32");
+  EXPECT_EQ(Scaling::Parse("1x32:fp32:nopow2")->Name(), "1x32:nopow2");
+  EXPECT_EQ(Scaling::Parse("mx:fp32")->Name(), "1x32:nopow2");
+  EXPECT_EQ(Scaling::Parse("allx16:margin=2")->Name(), "allx16:margin=2");
+  EXPECT_EQ(Scaling::Parse("4x4:e8m0")->Name(), "4x4:e8m0");
+}
+
+TEST(ScalingTest, ParseOfNameGivesTheSameRecipe) {
+  for (const char* name : {"none", "current", "delayed1", "delayed1024", "mx", "row", "col",
+                           "1x128", "128x128", "1x32:nopow2", "8x8:e8m0", "allx16:margin=-3",
+                           "2xall:fp32:margin=5"}) {
+    const Scaling s = Scaling::Parse(name).value();
+    const Scaling t = Scaling::Parse(s.Name()).value();
+    EXPECT_EQ(t.Name(), s.Name()) << name;
+    EXPECT_EQ(t.kind, s.kind) << name;
+    EXPECT_EQ(t.delayed.history, s.delayed.history) << name;
+    EXPECT_EQ(t.block.block_rows, s.block.block_rows) << name;
+    EXPECT_EQ(t.block.block_cols, s.block.block_cols) << name;
+    EXPECT_EQ(t.block.scale_type, s.block.scale_type) << name;
+    EXPECT_EQ(t.block.scale.power_of_two, s.block.scale.power_of_two) << name;
+    EXPECT_EQ(t.block.scale.margin, s.block.scale.margin) << name;
+  }
+}
+
+TEST(ScalingTest, BadNamesSayWhatIsAccepted) {
+  for (const char* bad : {"delayedx", "delayed0", "tiles", "", "1x128:bogus", "0x4", "mx:margin=99"}) {
+    StatusOr<Scaling> s = Scaling::Parse(bad);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_EQ(s.status().code(), StatusCode::kInvalidInput) << bad;
+    EXPECT_NE(s.status().message().find("use"), std::string::npos) << s.status().message();
+  }
+}
+
+TEST(BlockSpecTest, CountsBlocks) {
+  const BlockSpec t = BlockSpec::Tile128x128();
+  EXPECT_EQ(t.BlocksPerRow(300), 3u);
+  EXPECT_EQ(t.BlocksPerCol(128), 1u);
+  EXPECT_EQ(t.BlocksPerCol(0), 0u);
+  EXPECT_EQ(BlockSpec::Rowwise().BlocksPerRow(1000), 1u);
+}
+
+}  // namespace
+}  // namespace lpsim
