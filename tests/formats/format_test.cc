@@ -1,4 +1,4 @@
-// Format limits of every built-in, pinned as literals from FORMATS.md §1, and
+// Format limits of every built-in, pinned as literals from docs/formats.md "Built-in formats", and
 // the spec parser (aliases, custom formats, error messages).
 #include "formats/format.h"
 
@@ -21,7 +21,7 @@ using testing_util::Sanitize;
 
 constexpr uint32_t kNoCode = 0xffffffffu;
 
-// One row of FORMATS.md §1. Codes are positive (sign bit clear).
+// One row of docs/formats.md "Built-in formats". Codes are positive (sign bit clear).
 struct Limits {
   const char* name;
   int exponent_bits;

@@ -1,5 +1,5 @@
 // The scalar reference casts: exhaustive round trips, every RNE midpoint,
-// RTZ and FTZ behaviour, the pitfalls of FORMATS.md §6 as named regression
+// RTZ and FTZ behaviour, the pitfalls of docs/formats.md "Known pitfalls" as named regression
 // tests, the per-tensor counts, and stochastic rounding's statistics.
 #include "formats/reference.h"
 
@@ -66,7 +66,7 @@ double NextAfterMax(const Format& f) {
 }
 
 // Checks that `e` is the overflow result of `f` for a value of sign `negative`:
-// +-Inf, NaN (FNUZ NaN is unsigned) or +-max, by FORMATS.md §1's last column.
+// +-Inf, NaN (FNUZ NaN is unsigned) or +-max, by docs/formats.md "Built-in formats"'s last column.
 ::testing::AssertionResult IsOverflow(const Format& f, bool negative, const Encoded& e) {
   const uint32_t sign = negative ? f.sign_mask() : 0u;
   if ((e.flags & kCastOverflow) == 0) {
@@ -381,7 +381,7 @@ std::vector<std::string> NamesWithSubnormals() {
 INSTANTIATE_TEST_SUITE_P(Builtins, FtzTest, ::testing::ValuesIn(NamesWithSubnormals()),
                          NameParam());
 
-// --- Pitfalls of FORMATS.md §6 ----------------------------------------------
+// --- Known pitfalls (docs/formats.md) ---------------------------------------
 
 uint32_t Rne(const std::string& spec, float x) {
   StatusOr<Format> f = ParseFormat(spec);
@@ -593,7 +593,7 @@ struct Case {
   float q;  // expected x -> e4m3fn -> fp32 (NaN: a NaN)
 };
 
-// e4m3fn with RNE (FORMATS.md §1: max 448, min normal 2^-6, min subnormal 2^-9).
+// e4m3fn with RNE (docs/formats.md "Built-in formats": max 448, min normal 2^-6, min subnormal 2^-9).
 const std::vector<Case>& CraftedE4m3fn() {
   static const std::vector<Case> kCases = {
       {0.0f, 0.0f},    // zero_in

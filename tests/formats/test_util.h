@@ -34,7 +34,7 @@ inline float BitsFloat(uint32_t b) {
 }
 
 // The built-in called `name`; aborts the test binary when it is missing, since
-// every caller names a format of FORMATS.md §1.
+// every caller names a format of docs/formats.md "Built-in formats".
 inline const Format& Builtin(const std::string& name) {
   for (const Format& f : BuiltinFormats()) {
     if (f.name() == name) return f;
