@@ -13,10 +13,13 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "core/output.h"
+#include "store/internal/record_codec.h"
+#include "store/record_columns.h"
 
 namespace lpsim {
 namespace {
@@ -59,22 +62,41 @@ void CsvRow(std::ostream& out, const std::vector<std::string>& fields) {
   out << '\n';
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ',';
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
-}
-
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
-// JSON has no Inf/NaN: they are written as the strings "inf", "-inf", "nan".
-Json NumJson(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
+using store_internal::NumberJson;
+using store_internal::ShapeText;
+
+// A column's value as CSV text: counts in decimal, reals as Num gives them
+// (fp32 values in their shortest fp32 spelling), text as it is.
+template <typename R>
+std::string ColumnText(const Column<R>& c, const R& r) {
+  switch (c.type) {
+    case ColumnType::kCount: return std::to_string(c.count(r));
+    case ColumnType::kFloat: return Num(static_cast<float>(c.real(r)));
+    case ColumnType::kDouble: return Num(c.real(r));
+    case ColumnType::kText: return c.text(r);
+  }
+  return "";
+}
+
+// The same as a JSON value; non-finite reals as NumberJson spells them.
+template <typename R>
+Json ColumnJson(const Column<R>& c, const R& r) {
+  switch (c.type) {
+    case ColumnType::kCount: return c.count(r);
+    case ColumnType::kFloat:
+    case ColumnType::kDouble: return NumberJson(c.real(r));
+    case ColumnType::kText: return c.text(r);
+  }
+  return Json();
+}
+
+template <typename R, size_t N>
+const Column<R>& MustFind(const Column<R> (&columns)[N], const char* name) {
+  const Column<R>* c = FindColumn(columns, name);
+  if (!c) throw std::logic_error(std::string("no record column ") + name);
+  return *c;
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -101,18 +123,27 @@ Status ExportTandv(const RunReader& reader, std::ostream& out, const ExportOptio
   if (!candidates.ok()) return candidates.status();
 
   static const char* const kMeta[] = {"name", "type", "tensor_type", "step", "dtype"};
-  static const char* const kStats[] = {"mean",  "std",  "max_abs",  "min_abs",  "rm2", "count",
-                                       "zeros", "nans", "pos_infs", "neg_infs", "min", "max",
-                                       "p25",   "p50",  "p75",      "p99"};
+  // tandv's scalar_stats first (rm2 is our rms), then ours.
+  static const std::pair<const char*, const char*> kStats[] = {
+      {"mean", "mean"},         {"std", "std"},   {"max_abs", "max_abs"},   {"min_abs", "min_abs"},
+      {"rm2", "rms"},           {"count", "count"}, {"zeros", "zeros"},     {"nans", "nans"},
+      {"pos_infs", "pos_infs"}, {"neg_infs", "neg_infs"}, {"min", "min"},   {"max", "max"},
+      {"p25", "p25"},           {"p50", "p50"},   {"p75", "p75"},           {"p99", "p99"}};
   static const char* const kPerFormat[] = {"underflow", "flushed", "subnormal", "overflow",
                                            "snr_db"};
+  std::vector<const StatsColumn*> stats_columns;
+  for (const auto& [header, column] : kStats) {
+    stats_columns.push_back(&MustFind(kStatsColumns, column));
+  }
+  std::vector<const FormatColumn*> format_columns;
+  for (const char* column : kPerFormat) format_columns.push_back(&MustFind(kFormatColumns, column));
   std::vector<std::string> groups, columns;
   auto add = [&](const std::string& g, const std::string& c) {
     groups.push_back(g);
     columns.push_back(c);
   };
   for (const char* c : kMeta) add("metadata", c);
-  for (const char* c : kStats) add("scalar_stats", c);
+  for (const auto& [header, column] : kStats) add("scalar_stats", header);
   for (const auto& [format, recipe] : *candidates) {
     for (const char* c : kPerFormat) add("scalar_stats", format + "/" + recipe + "/" + c);
   }
@@ -133,38 +164,19 @@ Status ExportTandv(const RunReader& reader, std::ostream& out, const ExportOptio
     const TandvNames names = ToTandvNames(r.name, r.role);
     std::vector<std::string> row = {names.name, r.module_type, names.tensor_type,
                                     std::to_string(r.step), r.dtype};
-    const std::string stats[] = {Num(s.mean),
-                                 Num(s.std),
-                                 Num(s.max_abs),
-                                 Num(s.min_abs),
-                                 Num(s.rms),
-                                 std::to_string(s.count),
-                                 std::to_string(s.zeros),
-                                 std::to_string(s.nans),
-                                 std::to_string(s.pos_infs),
-                                 std::to_string(s.neg_infs),
-                                 Num(s.min),
-                                 Num(s.max),
-                                 Num(s.Quantile(0.25)),
-                                 Num(s.Quantile(0.50)),
-                                 Num(s.Quantile(0.75)),
-                                 Num(s.Quantile(0.99))};
-    row.insert(row.end(), std::begin(stats), std::end(stats));
+    for (const StatsColumn* c : stats_columns) row.push_back(ColumnText(*c, s));
 
     // Per-candidate columns; empty where this record did not simulate it
     // (the first record of a (format, recipe) pair wins if it repeats).
-    std::vector<std::string> per_format(candidates->size() * std::size(kPerFormat));
+    std::vector<std::string> per_format(candidates->size() * format_columns.size());
     std::vector<bool> seen(candidates->size(), false);
     for (const FormatRecord& f : r.formats) {
       auto it = candidate_index.find({f.format, f.recipe});
       if (it == candidate_index.end() || seen[it->second]) continue;
       seen[it->second] = true;
-      const CastCounts& c = f.counts;
-      const std::string v[] = {std::to_string(c.underflow), std::to_string(c.flushed),
-                               std::to_string(c.subnormal), std::to_string(c.overflow),
-                               Num(c.SnrDb())};
-      std::copy(std::begin(v), std::end(v),
-                per_format.begin() + it->second * std::size(kPerFormat));
+      for (size_t k = 0; k < format_columns.size(); ++k) {
+        per_format[it->second * format_columns.size() + k] = ColumnText(*format_columns[k], f);
+      }
     }
     row.insert(row.end(), per_format.begin(), per_format.end());
 
@@ -197,59 +209,22 @@ Status ExportTandv(const RunReader& reader, std::ostream& out, const ExportOptio
 // CSV
 
 Status ExportCsv(const RunReader& reader, std::ostream& out) {
-  CsvRow(out, {"step",   "name",   "role",      "module_type", "dtype",     "shape",
-               "count",  "zeros",  "nans",      "pos_infs",    "neg_infs",  "mean",
-               "std",    "rms",    "min",       "max",         "min_abs",   "max_abs",
-               "p25",    "p50",    "p75",       "p99",         "format",    "recipe",
-               "scale",  "numel",  "underflow", "flushed",     "subnormal", "overflow",
-               "nan_in", "inf_in", "zero_in",   "sq_error",    "sq_signal", "snr_db"});
+  std::vector<std::string> header = {"step", "name", "role", "module_type", "dtype", "shape"};
+  for (const StatsColumn& c : kStatsColumns) header.push_back(c.name);
+  for (const FormatColumn& c : kFormatColumns) header.push_back(c.name);
+  CsvRow(out, header);
   return reader.ForEachRecord({}, [&](TensorRecord&& r) {
-    const TensorStats& s = r.stats;
-    const std::vector<std::string> head = {std::to_string(r.step),
-                                           r.name,
-                                           ToString(r.role),
-                                           r.module_type,
-                                           r.dtype,
-                                           ShapeText(r.shape),
-                                           std::to_string(s.count),
-                                           std::to_string(s.zeros),
-                                           std::to_string(s.nans),
-                                           std::to_string(s.pos_infs),
-                                           std::to_string(s.neg_infs),
-                                           Num(s.mean),
-                                           Num(s.std),
-                                           Num(s.rms),
-                                           Num(s.min),
-                                           Num(s.max),
-                                           Num(s.min_abs),
-                                           Num(s.max_abs),
-                                           Num(s.Quantile(0.25)),
-                                           Num(s.Quantile(0.50)),
-                                           Num(s.Quantile(0.75)),
-                                           Num(s.Quantile(0.99))};
+    std::vector<std::string> head = {std::to_string(r.step), r.name,  ToString(r.role),
+                                     r.module_type,          r.dtype, ShapeText(r.shape)};
+    for (const StatsColumn& c : kStatsColumns) head.push_back(ColumnText(c, r.stats));
     if (r.formats.empty()) {
       std::vector<std::string> row = head;
-      row.resize(head.size() + 14);  // no format: its columns stay empty
+      row.resize(head.size() + std::size(kFormatColumns));  // no format: its columns stay empty
       CsvRow(out, row);
     }
     for (const FormatRecord& f : r.formats) {
-      const CastCounts& c = f.counts;
       std::vector<std::string> row = head;
-      const std::string tail[] = {f.format,
-                                  f.recipe,
-                                  Num(f.scale),
-                                  std::to_string(c.numel),
-                                  std::to_string(c.underflow),
-                                  std::to_string(c.flushed),
-                                  std::to_string(c.subnormal),
-                                  std::to_string(c.overflow),
-                                  std::to_string(c.nan_in),
-                                  std::to_string(c.inf_in),
-                                  std::to_string(c.zero_in),
-                                  Num(c.sq_error),
-                                  Num(c.sq_signal),
-                                  Num(c.SnrDb())};
-      row.insert(row.end(), std::begin(tail), std::end(tail));
+      for (const FormatColumn& c : kFormatColumns) row.push_back(ColumnText(c, f));
       CsvRow(out, row);
     }
     return StreamError(out);
@@ -271,44 +246,16 @@ Json SparseJson(const uint64_t* counts, size_t n, Key key) {
 
 Json RecordJson(const TensorRecord& r) {
   const TensorStats& s = r.stats;
-  Json stats = {
-      {"count", s.count},
-      {"zeros", s.zeros},
-      {"nans", s.nans},
-      {"pos_infs", s.pos_infs},
-      {"neg_infs", s.neg_infs},
-      {"mean", NumJson(s.mean)},
-      {"std", NumJson(s.std)},
-      {"rms", NumJson(s.rms)},
-      {"min", NumJson(s.min)},
-      {"max", NumJson(s.max)},
-      {"min_abs", NumJson(s.min_abs)},
-      {"max_abs", NumJson(s.max_abs)},
-      {"p25", NumJson(s.Quantile(0.25))},
-      {"p50", NumJson(s.Quantile(0.50))},
-      {"p75", NumJson(s.Quantile(0.75))},
-      {"p99", NumJson(s.Quantile(0.99))},
-      {"exponent_hist", SparseJson(s.exponent_hist.data(), s.exponent_hist.size(),
-                                   [](int i) { return i + TensorStats::kMinExponent; })},
-      {"log_hist", SparseJson(s.log_hist.data(), s.log_hist.size(), [](int i) { return i; })},
-  };
+  Json stats = Json::object();
+  for (const StatsColumn& c : kStatsColumns) stats[c.name] = ColumnJson(c, s);
+  stats["exponent_hist"] = SparseJson(s.exponent_hist.data(), s.exponent_hist.size(),
+                                      [](int i) { return i + TensorStats::kMinExponent; });
+  stats["log_hist"] = SparseJson(s.log_hist.data(), s.log_hist.size(), [](int i) { return i; });
   Json formats = Json::array();
   for (const FormatRecord& f : r.formats) {
-    const CastCounts& c = f.counts;
-    formats.push_back({{"format", f.format},
-                       {"recipe", f.recipe},
-                       {"scale", NumJson(f.scale)},
-                       {"numel", c.numel},
-                       {"underflow", c.underflow},
-                       {"flushed", c.flushed},
-                       {"subnormal", c.subnormal},
-                       {"overflow", c.overflow},
-                       {"nan_in", c.nan_in},
-                       {"inf_in", c.inf_in},
-                       {"zero_in", c.zero_in},
-                       {"sq_error", NumJson(c.sq_error)},
-                       {"sq_signal", NumJson(c.sq_signal)},
-                       {"snr_db", NumJson(c.SnrDb())}});
+    Json fj = Json::object();
+    for (const FormatColumn& c : kFormatColumns) fj[c.name] = ColumnJson(c, f);
+    formats.push_back(std::move(fj));
   }
   return {{"step", r.step},
           {"name", r.name},
@@ -361,7 +308,7 @@ Status ExportJson(const RunReader& reader, std::ostream& out) {
   first = true;
   for (const ScalarRecord& r : *scalars) {
     out << (first ? "\n" : ",\n")
-        << Dump({{"step", r.step}, {"name", r.name}, {"value", NumJson(r.value)}});
+        << Dump({{"step", r.step}, {"name", r.name}, {"value", NumberJson(r.value)}});
     first = false;
   }
 
@@ -371,7 +318,7 @@ Status ExportJson(const RunReader& reader, std::ostream& out) {
   first = true;
   for (const Finding& f : *findings) {
     Json evidence = Json::object();
-    for (const auto& [k, v] : f.evidence) evidence[k] = NumJson(v);
+    for (const auto& [k, v] : f.evidence) evidence[k] = NumberJson(v);
     out << (first ? "\n" : ",\n")
         << Dump({{"step", f.step},
                  {"rule", f.rule},

@@ -1,0 +1,170 @@
+#include "store/internal/record_codec.h"
+
+#include <time.h>  // gmtime_r
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <optional>
+
+namespace lpsim::store_internal {
+namespace {
+
+using Json = nlohmann::json;
+
+std::optional<double> NumberFromJson(const Json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    if (s == "nan") return std::nan("");
+    if (s == "inf") return HUGE_VAL;
+    if (s == "-inf") return -HUGE_VAL;
+  }
+  return std::nullopt;
+}
+
+void PutLe(std::string* out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint64_t GetLe(const unsigned char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+// Calls put(key, count) per entry; keys are checked against [lo, hi].
+template <typename Put>
+Status DecodeSparse(const std::string& blob, bool signed_key, int lo, int hi, Put put) {
+  if (blob.size() % kHistEntryBytes != 0) {
+    return Status::Error("blob of " + std::to_string(blob.size()) +
+                         " bytes is not a whole number of 10-byte entries");
+  }
+  const auto* p = reinterpret_cast<const unsigned char*>(blob.data());
+  int prev = std::numeric_limits<int>::min();
+  for (size_t off = 0; off < blob.size(); off += kHistEntryBytes) {
+    const uint16_t raw = static_cast<uint16_t>(GetLe(p + off, 2));
+    const int key =
+        signed_key ? static_cast<int>(static_cast<int16_t>(raw)) : static_cast<int>(raw);
+    if (key < lo || key > hi) {
+      return Status::Error("bin " + std::to_string(key) + " is outside [" + std::to_string(lo) +
+                           ", " + std::to_string(hi) + "]");
+    }
+    if (key <= prev) return Status::Error("bins are not strictly increasing");
+    prev = key;
+    put(key, GetLe(p + off + 2, 8));
+  }
+  return Status();
+}
+
+}  // namespace
+
+std::string NowIso8601() {
+  using std::chrono::duration_cast;
+  using std::chrono::milliseconds;
+  const int64_t ms =
+      duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const time_t secs = static_cast<time_t>(ms / 1000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", date, static_cast<int>(ms % 1000));
+  return out;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+StatusOr<std::vector<int64_t>> ParseShape(const std::string& text) {
+  const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_array()) {
+    return Status::Error("shape '" + text + "' is not a JSON array");
+  }
+  std::vector<int64_t> shape;
+  for (const Json& d : j) {
+    if (!d.is_number_integer()) return Status::Error("shape '" + text + "' has a non-integer");
+    shape.push_back(d.get<int64_t>());
+  }
+  return shape;
+}
+
+Json NumberJson(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+std::string EvidenceJson(const std::map<std::string, double>& evidence) {
+  Json j = Json::object();
+  for (const auto& [k, v] : evidence) j[k] = NumberJson(v);
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+StatusOr<std::map<std::string, double>> ParseEvidence(const std::string& text) {
+  const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::Error("evidence_json is not a JSON object");
+  }
+  std::map<std::string, double> out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::optional<double> v = NumberFromJson(it.value());
+    if (!v) return Status::Error("evidence_json value '" + it.key() + "' is not a number");
+    out[it.key()] = *v;
+  }
+  return out;
+}
+
+StatusOr<Severity> ParseSeverity(const std::string& s) {
+  for (Severity v : {Severity::kInfo, Severity::kWarning, Severity::kError}) {
+    if (s == ToString(v)) return v;
+  }
+  return Status::Error("unknown severity '" + s + "'");
+}
+
+std::string EncodeExponentHist(const TensorStats& s) {
+  std::string out;
+  for (int i = 0; i < TensorStats::kExponentBins; ++i) {
+    if (s.exponent_hist[i] == 0) continue;
+    const int16_t e = static_cast<int16_t>(i + TensorStats::kMinExponent);
+    PutLe(&out, static_cast<uint16_t>(e), 2);
+    PutLe(&out, s.exponent_hist[i], 8);
+  }
+  return out;
+}
+
+std::string EncodeLogHist(const TensorStats& s) {
+  std::string out;
+  const size_t n = std::min(s.log_hist.size(), static_cast<size_t>(TensorStats::kLogBins));
+  for (size_t i = 0; i < n; ++i) {
+    if (s.log_hist[i] == 0) continue;
+    PutLe(&out, i, 2);
+    PutLe(&out, s.log_hist[i], 8);
+  }
+  return out;
+}
+
+Status DecodeExponentHist(const std::string& blob, TensorStats* s) {
+  s->exponent_hist.fill(0);
+  return DecodeSparse(blob, /*signed_key=*/true, TensorStats::kMinExponent,
+                      TensorStats::kMaxExponent, [&](int e, uint64_t c) {
+                        s->exponent_hist[static_cast<size_t>(e - TensorStats::kMinExponent)] = c;
+                      });
+}
+
+Status DecodeLogHist(const std::string& blob, TensorStats* s) {
+  s->log_hist.assign(TensorStats::kLogBins, 0);
+  return DecodeSparse(blob, /*signed_key=*/false, 0, TensorStats::kLogBins - 1,
+                      [&](int b, uint64_t c) { s->log_hist[static_cast<size_t>(b)] = c; });
+}
+
+}  // namespace lpsim::store_internal
