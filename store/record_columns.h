@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "checks/records.h"
+#include "core/records.h"
 
 namespace lpsim {
 

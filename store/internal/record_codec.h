@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "checks/records.h"
-#include "formats/status.h"
+#include "core/records.h"
+#include "core/status.h"
 
 namespace lpsim::store_internal {
 

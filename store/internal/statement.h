@@ -17,7 +17,7 @@
 #include <functional>
 #include <string>
 
-#include "formats/status.h"
+#include "core/status.h"
 
 namespace lpsim::store_internal {
 
