@@ -205,7 +205,7 @@ class RunWriter::Impl {
       s = Status::Error(e.what());
     }
     if (!s.ok()) {
-      if (in_txn_) Exec(db_, "ROLLBACK");
+      if (in_txn_) (void)Exec(db_, "ROLLBACK");  // the batch's error is what matters
       in_txn_ = false;
       tensors_.clear();  // ids inserted by the rolled-back batch are gone
       return Status::Error(path_ + ": writing the batch after step " +
