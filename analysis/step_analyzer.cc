@@ -209,7 +209,7 @@ void StepAnalyzer::Analyze(TensorSnapshot& s) {
     auto it = rule ? opt_.check_config.rules.find(rule) : opt_.check_config.rules.end();
     if (it != opt_.check_config.rules.end() && it->second.enabled) {
       rec.neurons = SummarizeNeurons(data, rec.shape, rec.module_type,
-                                     opt_.check_config.Param("dead_relu", "zero_threshold"));
+                                     opt_.check_config.activations.dead_relu.zero_threshold);
     }
   }
   const std::string recipe_name = recipe.Name();

@@ -7,84 +7,31 @@
 // findings come back, de-duplicated: a rule fires once per tensor while its
 // condition holds, and again only after the condition has cleared.
 //
-//   CheckConfig config = CheckConfig::Defaults();
-//   config.Set("dead_relu", "max_zero_share", 0.9);  // or CheckConfig::FromFile
+//   CheckConfig config = CheckConfig::Defaults();            // checks/check_config.h
+//   config.activations.dead_relu.max_zero_share = 0.9;       // or CheckConfig::FromFile
 //   Checker checker(config);
 //   for (...) {
 //     checker.Add(tensor_record);  checker.Add(ScalarRecord{step, "loss", l});
 //     for (const Finding& f : checker.EndStep(step)) std::cerr << f.message << "\n";
 //   }
 //
-// Every rule, its default thresholds and their sources: RuleCatalog() and
-// docs/checks.md.
+// Every rule, its default thresholds and their sources: RuleCatalog(),
+// `lpsim check --list-rules` and docs/checks.md. Each rule family is one unit
+// under checks/rules/ that owns its state and its typed parameters; this
+// class feeds them a step's records in a fixed order.
 #ifndef LPSIM_CHECKS_CHECKER_H_
 #define LPSIM_CHECKS_CHECKER_H_
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "checks/check_config.h"
 #include "core/records.h"
 #include "core/status.h"
 
 namespace lpsim {
-
-// What the tracker does when a rule fires (offline, every policy just logs).
-enum class Policy : uint8_t {
-  kLog,      // store the finding (run database, Tracker::findings())
-  kWarn,     // also print it to stderr, once per rule and tensor
-  kRaise,    // also throw lpsim::TrackerError from Tracker::step
-  kStop,     // also set StepResult::stop so the loop can end the run
-  kCapture,  // also write a capture folder of the step (batch, model, ...)
-};
-const char* ToString(Policy p);
-StatusOr<Policy> ParsePolicy(const std::string& s);
-
-// One rule of the catalog, as documented.
-struct RuleInfo {
-  std::string name;      // e.g. "dead_relu"
-  std::string category;  // parameters | activations | optimization | numerics | low_precision
-  std::string what;      // one line: what the rule detects and how
-  std::string source;    // where the default thresholds come from
-  Severity severity = Severity::kWarning;
-  Policy policy = Policy::kWarn;
-  std::map<std::string, double> params;  // default thresholds
-};
-// Every rule, in documentation order.
-const std::vector<RuleInfo>& RuleCatalog();
-
-struct RuleConfig {
-  bool enabled = true;
-  Severity severity = Severity::kWarning;
-  Policy policy = Policy::kWarn;
-  std::map<std::string, double> params;
-};
-
-// The configuration of every rule: defaults from RuleCatalog(), overridden
-// from the API or a JSON file:
-//   {"dead_relu": {"max_zero_share": 0.9, "policy": "stop"},
-//    "zero_loss": {"enabled": false},
-//    "lp_snr": {"min_snr_db": 15, "severity": "error"}}
-// Unknown rules, unknown parameters and non-numeric values are errors.
-struct CheckConfig {
-  std::map<std::string, RuleConfig> rules;
-
-  static CheckConfig Defaults();
-  static StatusOr<CheckConfig> FromJson(const std::string& json_text);
-  static StatusOr<CheckConfig> FromFile(const std::string& path);
-  // Overrides `text` (JSON as above) on top of this configuration.
-  Status Merge(const std::string& json_text);
-  // The whole configuration as JSON (what FromJson reads).
-  std::string ToJson() const;
-
-  Status Set(const std::string& rule, const std::string& param, double value);
-  Status SetPolicy(const std::string& rule, Policy policy);
-  Status Enable(const std::string& rule, bool on);
-  // The value of a parameter; the catalog's default when not set.
-  double Param(const std::string& rule, const std::string& param) const;
-};
 
 class Checker {
  public:

@@ -46,11 +46,12 @@ class RngGuard {
 
 SmallSampleOptions SmallSampleOptions::FromConfig(const CheckConfig& config) {
   SmallSampleOptions o;
-  o.per_class = static_cast<int>(config.Param(kRule, "per_class"));
-  o.max_examples = static_cast<int>(config.Param(kRule, "max_examples"));
-  o.max_steps = static_cast<int>(config.Param(kRule, "max_steps"));
-  o.min_accuracy = config.Param(kRule, "min_accuracy");
-  o.max_loss_ratio = config.Param(kRule, "max_loss_ratio");
+  const SmallSampleParams& p = config.loss.cannot_fit_small_sample;
+  o.per_class = p.per_class;
+  o.max_examples = p.max_examples;
+  o.max_steps = p.max_steps;
+  o.min_accuracy = p.min_accuracy;
+  o.max_loss_ratio = p.max_loss_ratio;
   auto it = config.rules.find(kRule);
   if (it != config.rules.end()) o.severity = it->second.severity;
   return o;

@@ -120,16 +120,83 @@ TEST(Checker, LowPrecisionRulesSkipOptimizerStateByDefault) {
   EXPECT_EQ(Rules(d.EndStep(0)), std::vector<std::string>{"lp_dynamic_range"});
 }
 
-TEST(Checker, CatalogAndDefaultsAgree) {
-  CheckConfig d = CheckConfig::Defaults();
-  EXPECT_EQ(d.rules.size(), RuleCatalog().size());
-  for (const RuleInfo& r : RuleCatalog()) {
-    EXPECT_FALSE(r.what.empty()) << r.name;
-    EXPECT_FALSE(r.source.empty()) << r.name;
-    for (const auto& [k, v] : r.params) EXPECT_EQ(d.Param(r.name, k), v);
+// Every parameter of the catalog, set by name, lands in its own typed field
+// and in no other: a name listed twice or pointing at another rule's field
+// shows up as a second changed value.
+TEST(CheckConfig, EveryParameterNameReachesOneField) {
+  const CheckConfig defaults = CheckConfig::Defaults();
+  size_t params = 0;
+  for (const RuleInfo& rule : RuleCatalog()) {
+    for (const auto& [name, value] : rule.params) {
+      ++params;
+      CheckConfig c = defaults;
+      // A value in every parameter's range that differs from its default.
+      const double changed = value >= 1 ? value + 1 : (value > 0 ? value / 2 : 0.5);
+      ASSERT_TRUE(c.Set(rule.name, name, changed).ok()) << rule.name << "." << name;
+      for (const RuleInfo& other : RuleCatalog()) {
+        for (const auto& [k, v] : c.Params(other.name)) {
+          const bool same = other.name == rule.name && k == name;
+          EXPECT_EQ(v, same ? changed : defaults.Params(other.name).at(k)) << rule.name << "." << name << " -> "
+                                                                          << other.name << "." << k;
+        }
+      }
+    }
   }
-  EXPECT_EQ(d.Param("dead_relu", "max_zero_share"), 0.85);
-  EXPECT_EQ(d.Param("unstable_learning", "min_log10"), -4);
+  EXPECT_GT(params, 50u);
+}
+
+TEST(CheckConfig, TypedFieldsAreWhatTheRulesRead) {
+  StatusOr<CheckConfig> c = CheckConfig::FromJson(R"({"dead_relu": {"window": 3, "max_zero_share": 0.25},
+                                                      "lp_overflow": {"min_numel": 8}})");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->activations.dead_relu.window, 3);
+  EXPECT_EQ(c->activations.dead_relu.max_zero_share, 0.25);
+  EXPECT_EQ(c->low_precision.lp_overflow.min_numel, 8);
+  // The rule uses them: a dead layer fires after 3 records, not 10.
+  Checker k(*c);
+  for (int64_t s = 0; s < 3; ++s) {
+    k.Add(Rec(s, "relu1", Role::kActivation, std::vector<float>(64, 0.0f), {8, 8}, "ReLU"));
+    k.EndStep(s);
+  }
+  ASSERT_EQ(k.findings().size(), 1u) << Dump(k);
+  EXPECT_EQ(k.findings()[0].step, 2);
+}
+
+TEST(CheckConfig, MisspeltParameterOrRuleIsNamed) {
+  StatusOr<CheckConfig> r = CheckConfig::FromJson(R"({"diverging_loss": {"facter": 3}})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'diverging_loss' has no parameter 'facter'"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("factor"), std::string::npos) << r.status().message();
+  // A string value for a misspelt name is still reported as the misspelling.
+  r = CheckConfig::FromJson(R"({"diverging_loss": {"facter": "3"}})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no parameter 'facter'"), std::string::npos) << r.status().message();
+  r = CheckConfig::FromJson(R"({"diverging_los": {"factor": 3}})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("unknown rule 'diverging_los'"), std::string::npos);
+  EXPECT_NE(r.status().message().find("diverging_loss"), std::string::npos);  // the known ones listed
+  r = CheckConfig::FromJson(R"({"nonfinite": {"window": 3}})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("it has none"), std::string::npos);
+}
+
+TEST(CheckConfig, ValuesOfTheWrongKindOrRangeAreRefused) {
+  CheckConfig c = CheckConfig::Defaults();
+  Status s = c.Set("dead_relu", "window", 2.5);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("expected an integer"), std::string::npos) << s.message();
+  s = c.Set("dead_relu", "window", 0);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("outside [1,"), std::string::npos) << s.message();
+  EXPECT_FALSE(c.Set("dead_relu", "max_zero_share", 1.5).ok());
+  EXPECT_FALSE(c.Set("lp_snr", "roles", 32).ok());
+  EXPECT_FALSE(c.Set("zero_loss", "epsilon", NAN).ok());
+  EXPECT_EQ(c.activations.dead_relu.window, 10);  // nothing changed
+  // A file with one bad entry changes nothing.
+  s = c.Merge(R"({"zero_loss": {"epsilon": 1}, "dead_relu": {"window": -1}})");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(c.loss.zero_loss.epsilon, 1e-12);
 }
 
 TEST(Checker, NonFiniteFiresOnceWhileItHoldsAndAgainAfterClearing) {
@@ -598,7 +665,7 @@ TEST(Checker, ConfigFromJsonOverridesAndDisables) {
   StatusOr<CheckConfig> again = CheckConfig::FromJson(cfg->ToJson());
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_FALSE(again->rules.at("zero_loss").enabled);
-  EXPECT_EQ(again->Param("negative_loss", "epsilon"), 1);
+  EXPECT_EQ(again->loss.negative_loss.epsilon, 1);
 }
 
 TEST(Checker, ConfigRefusesBadInput) {

@@ -243,7 +243,7 @@ std::vector<Finding> TrainWithNeuronRules(TrackedSequential model,
       r.shape = d.sizes().vec();
       r.module_type = type;
       r.stats = simd::Analyze(d.data_ptr<float>(), static_cast<size_t>(d.numel()), {}).stats;
-      r.neurons = SummarizeNeurons(d.data_ptr<float>(), r.shape, type, cfg.Param("dead_relu", "zero_threshold"));
+      r.neurons = SummarizeNeurons(d.data_ptr<float>(), r.shape, type, cfg.activations.dead_relu.zero_threshold);
       checker.Add(r);
     }
     F::cross_entropy(h, y).backward();

@@ -1,0 +1,144 @@
+#include "checks/rules/loss_rules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "checks/check_config.h"
+
+namespace lpsim {
+
+void LossRules::Catalog(std::vector<RuleInfo>* out) {
+  constexpr Severity W = Severity::kWarning, E = Severity::kError;
+  out->push_back(CatalogEntry("cannot_fit_small_sample", "optimization",
+                  "run by lpsim::SmallSampleFit (tracker/small_sample.h), not on records: a fresh copy of "
+                  "the model trained without regularization on per_class examples per class for up to "
+                  "max_steps steps does not reach min_accuracy on them, or its loss does not fall below "
+                  "max_loss_ratio x the initial loss",
+                  "TFCheck 'cannot fit a small sample'; TheDeepChecker proper fitting (one batch of 16, "
+                  "mislabeled <= 5%, 100-1000 iterations); max_loss_ratio: lpsim", E));
+  out->push_back(CatalogEntry("zero_loss", "optimization", "|loss| <= epsilon at a step",
+                  "TFCheck zero loss; DeepDiagnosis invalid loss", E));
+  out->push_back(CatalogEntry("negative_loss", "optimization",
+                  "loss < -epsilon (cross-entropy, MSE and friends are >= 0: a wrong sign)",
+                  "DeepDiagnosis invalid loss; TFCheck mutants (wrong loss sign)", E));
+  out->push_back(CatalogEntry("loss_not_decreasing", "optimization",
+                  "mean loss over a `window` falls less than min_decrease (relative) vs the previous "
+                  "window, `patience` windows in a row, while the loss is above converged_fraction x "
+                  "its first window",
+                  "TheDeepChecker non-decreasing loss (< 5% per window 5, patience 5); AUTOTRAINER "
+                  "'not converging' gate", W));
+  out->push_back(CatalogEntry("diverging_loss", "optimization",
+                  "mean loss over `window` > factor x the lowest windowed mean so far, and up by more "
+                  "than min_rise x the first window's mean",
+                  "TheDeepChecker diverging loss (x2 vs min); min_rise: lpsim noise gate", E));
+  out->push_back(CatalogEntry("fluctuating_loss", "optimization",
+                  "over the last `window` steps, the loss changes direction at > max_sign_changes of "
+                  "steps and the mean |change| exceeds min_amplitude x the mean loss (not converged)",
+                  "TheDeepChecker fluctuation (sign-change ratio 0.5 over 50); amplitude: lpsim noise gate", W));
+}
+
+using rules::Fmt;
+
+void LossRules::Add(double loss) {
+  const double eps0 = p_.zero_loss.epsilon;
+  sink_->Judge("zero_loss", "loss", std::fabs(loss) <= eps0, "loss",
+               "the loss is exactly " + Fmt(loss) + ". A zero loss usually means a bug in how the loss "
+               "is computed (wrong operator, targets equal to outputs, a detached graph), so nothing is "
+               "learned; check the loss expression.",
+               {{"loss", loss}});
+  const double eps1 = p_.negative_loss.epsilon;
+  sink_->Judge("negative_loss", "loss", loss < -eps1, "loss",
+               "the loss is negative (" + Fmt(loss) + "). Cross-entropy, NLL and MSE are never below 0: "
+               "the loss probably has the wrong sign (the optimizer is maximizing the error); check the "
+               "loss expression and the sign of any regularization term.",
+               {{"loss", loss}});
+  losses_.push_back(loss);
+  Diverging();
+  NotDecreasing();
+  Fluctuating();
+}
+
+double LossRules::WindowMean(size_t w, size_t end) const {
+  double s = 0;
+  for (size_t i = end - w; i < end; ++i) s += losses_[i];
+  return s / static_cast<double>(w);
+}
+
+// diverging_loss: a sliding window against the lowest window so far.
+void LossRules::Diverging() {
+  const size_t n = losses_.size();
+  const size_t w = static_cast<size_t>(p_.diverging_loss.window);
+  if (n < w) return;
+  const double cur = WindowMean(w, n);
+  if (std::isnan(first_window_)) first_window_ = cur;
+  if (std::isnan(best_window_) || cur < best_window_) best_window_ = cur;
+  const double factor = p_.diverging_loss.factor, rise = p_.diverging_loss.min_rise;
+  const bool cond = best_window_ > 0 && cur > factor * best_window_ &&
+                    cur - best_window_ > rise * std::fabs(first_window_);
+  sink_->Judge("diverging_loss", "loss", cond, "loss",
+               "the loss is diverging: its mean over the last " + std::to_string(w) + " steps is " +
+                   Fmt(cur) + ", " + Fmt(cur / best_window_) + "x its lowest (" + Fmt(best_window_) +
+                   "). Training is unstable; lower the learning rate, check the learning-rate "
+                   "schedule, or clip gradients.",
+               {{"window_mean", cur}, {"best_window_mean", best_window_}, {"first_window_mean", first_window_}});
+}
+
+// loss_not_decreasing: consecutive non-overlapping windows.
+void LossRules::NotDecreasing() {
+  const LossNotDecreasingParams& p = p_.loss_not_decreasing;
+  const size_t n = losses_.size();
+  const size_t w = static_cast<size_t>(p.window);
+  if (n < w || n % w != 0) return;
+  const double cur = WindowMean(w, n);
+  const double first = WindowMean(w, w);
+  const bool converged = first > 0 && cur <= p.converged_fraction * first;
+  if (!std::isnan(prev_window_)) {
+    const double decrease = (prev_window_ - cur) / std::max(std::fabs(prev_window_), 1e-30);
+    if (decrease < p.min_decrease && !converged && first > 0) {
+      ++not_decreasing_strikes_;
+    } else {
+      not_decreasing_strikes_ = 0;
+    }
+    sink_->Judge("loss_not_decreasing", "loss", not_decreasing_strikes_ >= p.patience, "loss",
+                 "the loss is not decreasing: over the last " + std::to_string(p.patience) + " windows of " +
+                     std::to_string(w) + " steps it fell less than " + Fmt(100 * p.min_decrease) +
+                     "% per window (now " + Fmt(cur) + ", first window " + Fmt(first) +
+                     "). The model is not learning; check the learning rate (too small or too large), "
+                     "the initialization, the activations and that the loss matches the task.",
+                 {{"window_mean", cur}, {"first_window_mean", first}, {"decrease", decrease}});
+  }
+  prev_window_ = cur;
+}
+
+void LossRules::Fluctuating() {
+  const FluctuatingLossParams& p = p_.fluctuating_loss;
+  const size_t n = losses_.size();
+  const size_t w = static_cast<size_t>(p.window);
+  if (n < w + 1) return;
+  size_t changes = 0;
+  double amp = 0, mean = 0;
+  for (size_t i = n - w; i < n; ++i) {
+    const double d = losses_[i] - losses_[i - 1];
+    amp += std::fabs(d);
+    mean += losses_[i];
+    if (i >= n - w + 1) {
+      const double prev = losses_[i - 1] - losses_[i - 2];
+      if ((d > 0 && prev < 0) || (d < 0 && prev > 0)) ++changes;
+    }
+  }
+  amp /= static_cast<double>(w);
+  mean /= static_cast<double>(w);
+  const double share = static_cast<double>(changes) / static_cast<double>(w - 1);
+  const double first = std::isnan(first_window_) ? mean : first_window_;
+  const bool converged = first > 0 && mean <= p.converged_fraction * first;
+  const bool cond = mean > 0 && share > p.max_sign_changes && amp > p.min_amplitude * mean && !converged;
+  sink_->Judge("fluctuating_loss", "loss", cond, "loss",
+               "the loss fluctuates: over the last " + std::to_string(w) + " steps it changed "
+               "direction at " + Fmt(100 * share) + "% of steps, by " + Fmt(amp) + " on average "
+               "(mean loss " + Fmt(mean) + "). The optimizer overshoots; lower the learning rate or "
+               "use a larger batch.",
+               {{"sign_change_share", share}, {"mean_abs_change", amp}, {"mean_loss", mean}});
+}
+
+}  // namespace lpsim

@@ -1,0 +1,142 @@
+// Loss rules: zero_loss, negative_loss, loss_not_decreasing, diverging_loss,
+// fluctuating_loss (the "optimization" rules that read the loss scalar), and
+// the parameters of cannot_fit_small_sample (run by the tracker's
+// SmallSampleFit, not on records).
+//
+//   LossRules loss(config.loss, &sink);
+//   loss.Add(value);  // a finite loss, once per step
+#ifndef LPSIM_CHECKS_RULES_LOSS_RULES_H_
+#define LPSIM_CHECKS_RULES_LOSS_RULES_H_
+
+#include <cmath>
+#include <vector>
+
+#include "checks/rules/params.h"
+#include "checks/rules/rule_support.h"
+
+namespace lpsim {
+
+struct SmallSampleParams {
+  int per_class = 4;
+  int max_examples = 64;
+  int max_steps = 300;
+  double min_accuracy = 0.95;
+  double max_loss_ratio = 0.1;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("per_class", p.per_class, 1, kNoLimit);
+    v("max_examples", p.max_examples, 1, kNoLimit);
+    v("max_steps", p.max_steps, 1, kNoLimit);
+    v("min_accuracy", p.min_accuracy, 0, 1);
+    v("max_loss_ratio", p.max_loss_ratio, 0, kNoLimit);
+  }
+};
+
+struct ZeroLossParams {
+  double epsilon = 1e-12;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("epsilon", p.epsilon, 0, kNoLimit);
+  }
+};
+
+struct NegativeLossParams {
+  double epsilon = 1e-12;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("epsilon", p.epsilon, 0, kNoLimit);
+  }
+};
+
+struct LossNotDecreasingParams {
+  int window = 5;
+  double min_decrease = 0.05;
+  int patience = 5;
+  double converged_fraction = 0.1;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("window", p.window, 1, kNoLimit);
+    v("min_decrease", p.min_decrease, -kNoLimit, kNoLimit);
+    v("patience", p.patience, 1, kNoLimit);
+    v("converged_fraction", p.converged_fraction, 0, kNoLimit);
+  }
+};
+
+struct DivergingLossParams {
+  int window = 5;
+  double factor = 2;
+  double min_rise = 0.1;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("window", p.window, 1, kNoLimit);
+    v("factor", p.factor, 0, kNoLimit);
+    v("min_rise", p.min_rise, 0, kNoLimit);
+  }
+};
+
+struct FluctuatingLossParams {
+  int window = 50;
+  double max_sign_changes = 0.5;
+  double min_amplitude = 0.5;
+  double converged_fraction = 0.1;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("window", p.window, 3, kNoLimit);
+    v("max_sign_changes", p.max_sign_changes, 0, 1);
+    v("min_amplitude", p.min_amplitude, 0, kNoLimit);
+    v("converged_fraction", p.converged_fraction, 0, kNoLimit);
+  }
+};
+
+struct LossParams {
+  SmallSampleParams cannot_fit_small_sample;
+  ZeroLossParams zero_loss;
+  NegativeLossParams negative_loss;
+  LossNotDecreasingParams loss_not_decreasing;
+  DivergingLossParams diverging_loss;
+  FluctuatingLossParams fluctuating_loss;
+  // Every rule of the family by name, in catalog order.
+  template <typename Self, typename F>
+  static void Rules(Self& p, F&& f) {
+    f("cannot_fit_small_sample", p.cannot_fit_small_sample);
+    f("zero_loss", p.zero_loss);
+    f("negative_loss", p.negative_loss);
+    f("loss_not_decreasing", p.loss_not_decreasing);
+    f("diverging_loss", p.diverging_loss);
+    f("fluctuating_loss", p.fluctuating_loss);
+  }
+};
+
+struct RuleInfo;
+
+class LossRules {
+ public:
+  // The family's catalog entries (documentation order), defaults left out.
+  static void Catalog(std::vector<RuleInfo>* out);
+
+  LossRules(const LossParams& params, FindingSink* sink) : p_(params), sink_(sink) {}
+
+  // A finite loss value (nonfinite losses are NonfiniteRule's).
+  void Add(double loss);
+
+  // For rules of other families that gate on convergence.
+  const std::vector<double>& losses() const { return losses_; }
+  // The mean of the first diverging_loss window (NaN until it is full).
+  double first_window() const { return first_window_; }
+
+ private:
+  void Diverging();
+  void NotDecreasing();
+  void Fluctuating();
+  double WindowMean(size_t w, size_t end) const;
+
+  LossParams p_;
+  FindingSink* sink_;
+  std::vector<double> losses_;
+  double first_window_ = NAN, best_window_ = NAN, prev_window_ = NAN;
+  int not_decreasing_strikes_ = 0;
+};
+
+}  // namespace lpsim
+
+#endif  // LPSIM_CHECKS_RULES_LOSS_RULES_H_

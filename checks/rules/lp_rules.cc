@@ -1,0 +1,198 @@
+#include "checks/rules/lp_rules.h"
+
+#include <algorithm>
+#include <cmath>
+
+// Scaling moves to core/scaling.h with the core/ layer (issue 15); until
+// then its torch-free source is compiled into this library (checks/CMakeLists.txt).
+#include "core/scaling.h"
+
+#include "checks/check_config.h"
+
+namespace lpsim {
+
+void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
+  constexpr Severity W = Severity::kWarning, E = Severity::kError;
+  out->push_back(CatalogEntry("lp_underflow", "low_precision",
+                  "share of a gradient's nonzero finite values that flush to zero in a format (after "
+                  "its recipe) > max_share: predicted vanishing gradients on that hardware",
+                  "lpsim (TE LogFp8TensorStats underflows% has no threshold)", W));
+  out->push_back(CatalogEntry("lp_overflow", "low_precision",
+                  "share of a tensor's values that overflow a format (after its recipe), pooled over the "
+                  "last `window` records, > max_share, overflowing in at least min_hits of them; tensors "
+                  "under min_numel elements are not judged (one outlier is a large share): predicted "
+                  "exploding / Inf on that hardware",
+                  "lpsim", E));
+  out->push_back(CatalogEntry("lp_headroom", "low_precision",
+                  "recipe none (a scale that follows amax has no fixed headroom): the linear trend of "
+                  "log2 amax over `window` records (R^2 >= min_r2) reaches the format's max within "
+                  "`horizon` steps; reports the predicted step",
+                  "lpsim", W));
+  out->push_back(CatalogEntry("lp_dynamic_range", "low_precision",
+                  "per-tensor recipes: log2(max|x| / q|x|) with q the `quantile` of nonzero |x| "
+                  "exceeds the format's binades log2(max / min subnormal)",
+                  "lpsim; TE dynamic_range = log2(amax) - log2(nonzero amin)", W));
+  out->push_back(CatalogEntry("lp_snr", "low_precision", "cast SNR of a tensor in a format < min_snr_db",
+                  "lpsim (e4m3 round-to-nearest gives ~30 dB on well-scaled data)", W));
+  out->push_back(CatalogEntry("lp_stale_scaling", "low_precision",
+                  "delayed recipe: the scale stays the same for `steps` records while log2 amax moves by "
+                  ">= min_amax_change_log2",
+                  "lpsim; Transformer Engine delayed scaling (history 16)", W));
+}
+
+using rules::Fmt;
+using rules::Push;
+
+const LowPrecisionRules::Recipe& LowPrecisionRules::RecipeOf(const std::string& name) {
+  auto it = recipes_.find(name);
+  if (it != recipes_.end()) return it->second;
+  Recipe r;
+  // An unknown recipe (a newer writer's) is judged like a block recipe: no
+  // per-tensor scale to reason about.
+  StatusOr<Scaling> s = Scaling::Parse(name);
+  if (s.ok()) {
+    r.none = s->kind == Scaling::Kind::kNone;
+    r.delayed = s->kind == Scaling::Kind::kDelayed;
+    r.per_tensor = s->per_tensor();
+  }
+  return recipes_.emplace(name, r).first->second;
+}
+
+const std::optional<Format>& LowPrecisionRules::FormatOf(const std::string& spec) {
+  auto it = formats_.find(spec);
+  if (it == formats_.end()) {
+    StatusOr<Format> parsed = ParseFormat(spec);
+    it = formats_.emplace(spec, parsed.ok() ? std::optional<Format>(*parsed) : std::nullopt).first;
+  }
+  return it->second;
+}
+
+void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
+  const CastCounts& c = f.counts;
+  const std::string key = r.name + "|" + ToString(r.role) + "|" + f.format + "|" + f.recipe;
+  const std::string where = "[" + f.format + ", " + f.recipe + "] " + ToString(r.role) + " '" + r.name + "'";
+  if (c.numel == 0) return;
+  const Recipe& recipe = RecipeOf(f.recipe);
+  // A delayed recipe's first record has no amax history yet (scale 1).
+  if (recipe.delayed && delayed_seen_.insert(key).second) return;
+  const std::optional<Format>& fmt = FormatOf(f.format);
+  // bf16/fp32-range formats under a scaling recipe: their range covers
+  // fp32's and the recipe's scale (clamped to fp32) means nothing for them.
+  if (fmt && fmt->exponent_bits() >= 8 && !recipe.none && recipe.per_tensor) return;
+  auto role_on = [&](int roles) { return (roles & static_cast<int>(r.role)) != 0; };
+  if (rules::IsGradient(r.role) && role_on(p_.lp_underflow.roles)) {
+    const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
+    const double share = nonzero > 0 ? static_cast<double>(c.underflow) / static_cast<double>(nonzero) : 0;
+    const double max_share = p_.lp_underflow.max_share;
+    sink_->Judge("lp_underflow", key, share > max_share, r.name,
+                 where + ": " + Fmt(100 * share) + "% of the nonzero gradient values flush to zero in " +
+                     f.format + " with " + f.recipe + " scaling. On that hardware these gradients vanish "
+                     "and training stalls; use loss scaling or a per-tensor recipe (current/delayed), or "
+                     "a format with more exponent range (e5m2, bf16).",
+                 {{"underflow_share", share}, {"max_share", max_share}, {"scale", f.scale}});
+  }
+  if (role_on(p_.lp_overflow.roles)) {
+    const LpOverflowParams& p = p_.lp_overflow;
+    const double share = static_cast<double>(c.overflow) / static_cast<double>(c.numel);
+    auto& hits = overflow_hits_[key];
+    Push(&hits, std::make_pair(static_cast<double>(c.overflow), static_cast<double>(c.numel)),
+         static_cast<size_t>(p.window));
+    double over = 0, total = 0;
+    size_t n_hits = 0;
+    for (const auto& [o, n] : hits) over += o, total += n, n_hits += o > 0;
+    const double pooled = total > 0 ? over / total : 0;
+    const bool cond = c.numel >= static_cast<uint64_t>(p.min_numel) && c.overflow > 0 && pooled > p.max_share &&
+                      n_hits >= static_cast<size_t>(p.min_hits);
+    sink_->Judge("lp_overflow", key, cond, r.name,
+                 where + ": " + Fmt(100 * share) + "% of the values overflow " + f.format + " with " +
+                     f.recipe + " scaling. On that hardware they become Inf/NaN or clip to max: predicted "
+                     "exploding values; use a per-tensor scale (current, or delayed with a margin), or a "
+                     "format with more range.",
+                 {{"overflow_share", share}, {"pooled_share", pooled}, {"max_share", p.max_share}, {"scale", f.scale}});
+  }
+  if (c.numel > c.zero_in + c.nan_in + c.inf_in && c.sq_signal > 0 && role_on(p_.lp_snr.roles)) {
+    const double snr = c.SnrDb();
+    const double min_snr = p_.lp_snr.min_snr_db;
+    sink_->Judge("lp_snr", key, std::isfinite(snr) && snr < min_snr, r.name,
+                 where + ": the cast keeps only " + Fmt(snr) + " dB SNR (< " + Fmt(min_snr) +
+                     " dB): the values lose most of their information. Use a format with more mantissa "
+                     "bits, finer-grained scaling (mx, 1x128), or keep this tensor in higher precision.",
+                 {{"snr_db", snr}, {"min_snr_db", min_snr}});
+  }
+  if (!recipe.per_tensor || r.stats.max_abs <= 0 || !(f.scale > 0) || !fmt) return;
+  const double fmax = fmt->MaxValue(), fmin = fmt->MinSubnormal();
+  if (role_on(p_.lp_dynamic_range.roles)) {
+    const double quantile = p_.lp_dynamic_range.quantile;
+    const double q = r.stats.Quantile(quantile);
+    if (q > 0) {
+      const double spread = std::log2(r.stats.max_abs / q);
+      const double capacity = std::log2(fmax / fmin);
+      sink_->Judge("lp_dynamic_range", key, spread > capacity, r.name,
+                   where + ": its values span " + Fmt(spread) + " binades (max|x| / q" + Fmt(100 * quantile) +
+                       "), more than the " + Fmt(capacity) + " that " + f.format +
+                       " holds: no single scale avoids both underflow and overflow. "
+                       "Use block scaling (mx, 1x128) or a wider format for this tensor.",
+                   {{"spread_binades", spread}, {"format_binades", capacity}});
+    }
+  }
+  if (recipe.none && role_on(p_.lp_headroom.roles)) Headroom(r, f, key, where, fmax);
+  if (recipe.delayed && role_on(p_.lp_stale_scaling.roles)) StaleScaling(r, f, key, where);
+}
+
+// lp_headroom: the least-squares trend of log2 amax (unscaled) against the step.
+void LowPrecisionRules::Headroom(const TensorRecord& r, const FormatRecord& f, const std::string& key,
+                                 const std::string& where, double fmax) {
+  const LpHeadroomParams& p = p_.lp_headroom;
+  const size_t window = static_cast<size_t>(p.window);
+  auto& d = amax_log_[key];
+  Push(&d, std::make_pair(static_cast<double>(r.step), std::log2(static_cast<double>(r.stats.max_abs) * f.scale)),
+       window);
+  if (d.size() < window) return;
+  const double n = static_cast<double>(d.size());
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+  for (const auto& [x, y] : d) sx += x, sy += y, sxx += x * x, sxy += x * y, syy += y * y;
+  const double vx = sxx - sx * sx / n, vy = syy - sy * sy / n, cxy = sxy - sx * sy / n;
+  const double slope = vx > 0 ? cxy / vx : 0;
+  const double r2 = vx > 0 && vy > 0 ? cxy * cxy / (vx * vy) : 0;
+  const double limit = std::log2(fmax);
+  const double now = d.back().second;
+  bool cond = false;
+  double predicted = 0;
+  if (slope > 0 && r2 >= p.min_r2 && now < limit) {
+    const double intercept = (sy - slope * sx) / n;
+    predicted = (limit - intercept) / slope;
+    cond = predicted - static_cast<double>(r.step) <= p.horizon;
+  }
+  sink_->Judge("lp_headroom", key, cond, r.name,
+               where + ": headroom is shrinking: log2 amax rises " + Fmt(slope) + " binades per step "
+                   "(R^2 " + Fmt(r2) + ") and reaches " + f.format + "'s max (2^" + Fmt(limit) +
+                   ") at about step " + Fmt(std::ceil(predicted)) + ". Expect overflow there; use "
+                   "per-tensor current scaling, a margin, or find why the values grow.",
+               {{"predicted_step", std::ceil(predicted)}, {"slope_binades_per_step", slope}, {"r2", r2},
+                {"log2_amax_scaled", now}, {"log2_format_max", limit}});
+}
+
+// lp_stale_scaling: a delayed scale that does not follow amax.
+void LowPrecisionRules::StaleScaling(const TensorRecord& r, const FormatRecord& f, const std::string& key,
+                                     const std::string& where) {
+  const LpStaleScalingParams& p = p_.lp_stale_scaling;
+  const size_t steps = static_cast<size_t>(p.steps);
+  auto& d = scale_hist_[key];
+  Push(&d, std::make_pair(f.scale, std::log2(static_cast<double>(r.stats.max_abs))), steps);
+  if (d.size() < steps) return;
+  bool same = true;
+  double lo = d.front().second, hi = d.front().second;
+  for (const auto& [sc, la] : d) {
+    same = same && sc == d.front().first;
+    lo = std::min(lo, la), hi = std::max(hi, la);
+  }
+  const double moved = hi - lo;
+  sink_->Judge("lp_stale_scaling", key, same && moved >= p.min_amax_change_log2, r.name,
+               where + ": the delayed scale (" + Fmt(f.scale) + ") has not changed for " + std::to_string(steps) +
+                   " records while amax moved " + Fmt(moved) +
+                   " binades. The scale is stale: the amax history is not updated or one old spike "
+                   "dominates it; check the recipe's history length and its update.",
+               {{"scale", f.scale}, {"amax_change_binades", moved}});
+}
+
+}  // namespace lpsim

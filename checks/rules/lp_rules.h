@@ -1,0 +1,155 @@
+// Low-precision rules: lp_underflow, lp_overflow, lp_headroom,
+// lp_dynamic_range, lp_snr, lp_stale_scaling, judged per (tensor, role,
+// format, recipe) on a record's FormatRecords.
+//
+//   LowPrecisionRules lp(config.low_precision, &sink);
+//   for (const FormatRecord& f : r.formats) lp.Judge(r, f);
+#ifndef LPSIM_CHECKS_RULES_LP_RULES_H_
+#define LPSIM_CHECKS_RULES_LP_RULES_H_
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/records.h"
+#include "checks/rules/params.h"
+#include "checks/rules/rule_support.h"
+#include "formats/format.h"
+
+namespace lpsim {
+
+// Every lp_* rule's `roles`: the bit set of roles it judges (default 15:
+// optimizer state left out).
+constexpr int kLpDefaultRoles = 15;
+
+struct LpUnderflowParams {
+  double max_share = 0.1;
+  int roles = kLpDefaultRoles;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("max_share", p.max_share, 0, 1);
+    v("roles", p.roles, 0, kAllRolesBits);
+  }
+};
+
+struct LpOverflowParams {
+  double max_share = 1e-2;
+  int window = 10;
+  int min_hits = 3;
+  int min_numel = 64;
+  int roles = kLpDefaultRoles;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("max_share", p.max_share, 0, 1);
+    v("window", p.window, 1, kNoLimit);
+    v("min_hits", p.min_hits, 1, kNoLimit);
+    v("min_numel", p.min_numel, 0, kNoLimit);
+    v("roles", p.roles, 0, kAllRolesBits);
+  }
+};
+
+struct LpHeadroomParams {
+  int window = 20;
+  double min_r2 = 0.8;
+  double horizon = 2000;
+  int roles = kLpDefaultRoles;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("window", p.window, 3, kNoLimit);
+    v("min_r2", p.min_r2, 0, 1);
+    v("horizon", p.horizon, 0, kNoLimit);
+    v("roles", p.roles, 0, kAllRolesBits);
+  }
+};
+
+struct LpDynamicRangeParams {
+  double quantile = 0.1;
+  int roles = kLpDefaultRoles;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("quantile", p.quantile, 0, 1);
+    v("roles", p.roles, 0, kAllRolesBits);
+  }
+};
+
+struct LpSnrParams {
+  double min_snr_db = 10;
+  int roles = kLpDefaultRoles;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("min_snr_db", p.min_snr_db, -kNoLimit, kNoLimit);
+    v("roles", p.roles, 0, kAllRolesBits);
+  }
+};
+
+struct LpStaleScalingParams {
+  int steps = 32;
+  double min_amax_change_log2 = 1;
+  int roles = kLpDefaultRoles;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("steps", p.steps, 2, kNoLimit);
+    v("min_amax_change_log2", p.min_amax_change_log2, 0, kNoLimit);
+    v("roles", p.roles, 0, kAllRolesBits);
+  }
+};
+
+struct LowPrecisionParams {
+  LpUnderflowParams lp_underflow;
+  LpOverflowParams lp_overflow;
+  LpHeadroomParams lp_headroom;
+  LpDynamicRangeParams lp_dynamic_range;
+  LpSnrParams lp_snr;
+  LpStaleScalingParams lp_stale_scaling;
+  template <typename Self, typename F>
+  static void Rules(Self& p, F&& f) {
+    f("lp_underflow", p.lp_underflow);
+    f("lp_overflow", p.lp_overflow);
+    f("lp_headroom", p.lp_headroom);
+    f("lp_dynamic_range", p.lp_dynamic_range);
+    f("lp_snr", p.lp_snr);
+    f("lp_stale_scaling", p.lp_stale_scaling);
+  }
+};
+
+struct RuleInfo;
+
+class LowPrecisionRules {
+ public:
+  static void Catalog(std::vector<RuleInfo>* out);
+
+  LowPrecisionRules(const LowPrecisionParams& params, FindingSink* sink) : p_(params), sink_(sink) {}
+  // One format (with its recipe) simulated on record r.
+  void Judge(const TensorRecord& r, const FormatRecord& f);
+
+ private:
+  // What the rules need to know of a record's recipe (parsed as a Scaling).
+  struct Recipe {
+    bool none = false;        // no scaling: a fixed headroom
+    bool delayed = false;     // a scale from an amax history
+    bool per_tensor = false;  // one multiplier per tensor (none, current, delayed)
+  };
+  const Recipe& RecipeOf(const std::string& name);
+  const std::optional<Format>& FormatOf(const std::string& spec);
+  void Headroom(const TensorRecord& r, const FormatRecord& f, const std::string& key, const std::string& where,
+                double fmax);
+  void StaleScaling(const TensorRecord& r, const FormatRecord& f, const std::string& key,
+                    const std::string& where);
+
+  LowPrecisionParams p_;
+  FindingSink* sink_;
+  std::map<std::string, Recipe> recipes_;
+  std::map<std::string, std::optional<Format>> formats_;  // parsed specs
+  std::map<std::string, std::deque<std::pair<double, double>>> amax_log_;  // (step, log2 amax)
+  std::map<std::string, std::deque<std::pair<float, double>>> scale_hist_;  // (scale, log2 amax)
+  std::map<std::string, std::deque<std::pair<double, double>>> overflow_hits_;  // (overflow, numel)
+  std::set<std::string> delayed_seen_;
+};
+
+}  // namespace lpsim
+
+#endif  // LPSIM_CHECKS_RULES_LP_RULES_H_

@@ -1,0 +1,67 @@
+// What every rule family shares: the finding sink (de-duplication, severity
+// and on/off from the configuration) and a few small helpers.
+//
+// A family unit (checks/rules/*_rules.h) owns its state and its typed
+// parameters and reports through a FindingSink:
+//
+//   sink->Judge("zero_loss", "loss", loss == 0, "loss", "the loss is 0 ...", {{"loss", loss}});
+//
+// Judge fires once while a (rule, key) condition holds and re-arms when it is
+// seen false; a disabled rule never fires.
+#ifndef LPSIM_CHECKS_RULES_RULE_SUPPORT_H_
+#define LPSIM_CHECKS_RULES_RULE_SUPPORT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/records.h"
+
+namespace lpsim {
+
+struct CheckConfig;
+
+class FindingSink {
+ public:
+  explicit FindingSink(const CheckConfig* config) : config_(config) {}
+
+  void BeginStep(int64_t step) {
+    step_ = step;
+    fresh_.clear();
+  }
+  bool On(const char* rule) const;
+  void Judge(const char* rule, const std::string& key, bool condition, const std::string& tensor,
+             const std::string& message, std::map<std::string, double> evidence);
+  // The step's new findings, most severe first (stable within a severity).
+  std::vector<Finding> TakeFresh();
+  const std::vector<Finding>& findings() const { return findings_; }
+
+ private:
+  const CheckConfig* config_;
+  int64_t step_ = 0;
+  std::set<std::string> active_;
+  std::vector<Finding> findings_, fresh_;
+};
+
+namespace rules {
+
+// "%.3g": numbers in messages.
+std::string Fmt(double v);
+std::string Lower(std::string s);
+inline bool IsGradient(Role r) { return r == Role::kWeightGrad || r == Role::kActivationGrad; }
+
+template <typename T>
+void Push(std::deque<T>* d, T v, size_t cap) {
+  d->push_back(std::move(v));
+  while (d->size() > cap) d->pop_front();
+}
+
+}  // namespace rules
+}  // namespace lpsim
+
+#endif  // LPSIM_CHECKS_RULES_RULE_SUPPORT_H_

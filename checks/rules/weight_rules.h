@@ -1,0 +1,124 @@
+// Weight and update rules ("parameters"): untrained_parameter,
+// poor_initialization, diverging_parameters, unstable_learning.
+//
+//   WeightRules weights(config.weights, &loss_rules, &sink);
+//   weights.NoteShape(r);        // every weight record of the step, first
+//   weights.PoorInit(initial);   // a weight as initialized (live runs)
+//   weights.UpdateRatio("fc1.weight", 1e-3);
+//   weights.Weight(r);
+#ifndef LPSIM_CHECKS_RULES_WEIGHT_RULES_H_
+#define LPSIM_CHECKS_RULES_WEIGHT_RULES_H_
+
+#include <array>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/records.h"
+#include "checks/rules/loss_rules.h"
+#include "checks/rules/params.h"
+#include "checks/rules/rule_support.h"
+
+namespace lpsim {
+
+struct UntrainedParameterParams {
+  int steps = 3;
+  double rtol = 1e-5;
+  double atol = 1e-8;
+  double converged_fraction = 0.1;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("steps", p.steps, 2, kNoLimit);
+    v("rtol", p.rtol, 0, kNoLimit);
+    v("atol", p.atol, 0, kNoLimit);
+    v("converged_fraction", p.converged_fraction, 0, kNoLimit);
+  }
+};
+
+struct PoorInitializationParams {
+  double min_variance = 1e-5;
+  double max_variance = 10;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("min_variance", p.min_variance, 0, kNoLimit);
+    v("max_variance", p.max_variance, 0, kNoLimit);
+  }
+};
+
+struct DivergingParametersParams {
+  double max_p75 = 1e8;
+  double growth = 2;
+  int window = 5;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("max_p75", p.max_p75, 0, kNoLimit);
+    v("growth", p.growth, 0, kNoLimit);
+    v("window", p.window, 2, kNoLimit);
+  }
+};
+
+struct UnstableLearningParams {
+  double min_log10 = -4;
+  double max_log10 = -1;
+  int window = 10;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("min_log10", p.min_log10, -kNoLimit, kNoLimit);
+    v("max_log10", p.max_log10, -kNoLimit, kNoLimit);
+    v("window", p.window, 1, kNoLimit);
+  }
+};
+
+struct WeightParams {
+  UntrainedParameterParams untrained_parameter;
+  PoorInitializationParams poor_initialization;
+  DivergingParametersParams diverging_parameters;
+  UnstableLearningParams unstable_learning;
+  template <typename Self, typename F>
+  static void Rules(Self& p, F&& f) {
+    f("untrained_parameter", p.untrained_parameter);
+    f("poor_initialization", p.poor_initialization);
+    f("diverging_parameters", p.diverging_parameters);
+    f("unstable_learning", p.unstable_learning);
+  }
+};
+
+struct RuleInfo;
+
+class WeightRules {
+ public:
+  static void Catalog(std::vector<RuleInfo>* out);
+
+  // `loss` gates untrained_parameter on convergence; it must outlive this.
+  WeightRules(const WeightParams& params, const LossRules* loss, FindingSink* sink)
+      : p_(params), loss_(loss), sink_(sink) {}
+
+  // A weight record of the step (before anything is judged: unstable_learning
+  // skips 1-D parameters by their shape).
+  void NoteShape(const TensorRecord& r) { dims_[r.name] = static_cast<int>(r.shape.size()); }
+  // poor_initialization, once per weight: its first record or initial value.
+  void PoorInit(const TensorRecord& r);
+  // unstable_learning on the tracker's `update_ratio/<param>` scalar.
+  void UpdateRatio(const std::string& param, double ratio);
+  // A weight record: poor_initialization, untrained_parameter, diverging_parameters.
+  void Weight(const TensorRecord& r);
+
+ private:
+  void Untrained(const TensorRecord& r);
+  void Diverging(const TensorRecord& r);
+
+  WeightParams p_;
+  const LossRules* loss_;
+  FindingSink* sink_;
+  std::map<std::string, int> dims_;
+  std::set<std::string> seen_;
+  std::map<std::string, std::deque<std::array<double, 3>>> signature_;  // mean, std, max|w|
+  std::map<std::string, std::deque<double>> p75_;
+  std::map<std::string, std::deque<double>> update_log_;
+};
+
+}  // namespace lpsim
+
+#endif  // LPSIM_CHECKS_RULES_WEIGHT_RULES_H_
