@@ -1,16 +1,21 @@
-// RunReader (store/run_db.h): opens a run database, checks that it is one
-// this lpsim can read, and turns its rows back into records.
+// RunReader (store/run_db.h): opens a run database read-only, checks that it
+// is one this lpsim can read, and turns its rows back into records, refusing
+// any row that holds what lpsim never writes (store/internal/row_check.h).
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
 
+#include "store/internal/reader_impl.h"
 #include "store/internal/record_codec.h"
+#include "store/internal/row_check.h"
 #include "store/internal/schema.h"
 #include "store/internal/statement.h"
 #include "store/record_columns.h"
@@ -18,8 +23,9 @@
 
 namespace lpsim {
 
-using store_internal::Exec;
+using store_internal::ParseRecordRole;
 using store_internal::QueryInt;
+using store_internal::Quoted;
 using store_internal::SqliteError;
 using store_internal::Stmt;
 
@@ -27,45 +33,113 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+// The statuses a writer sets (docs/store.md, table runs).
+constexpr const char* kRunStatuses[] = {"running", "ok", "failed", "aborted"};
+
+// True when the file's header says WAL mode (SQLite's file format: bytes 18
+// and 19, the write and read versions, are 2).
+bool HeaderSaysWal(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  char header[20] = {};
+  in.read(header, sizeof header);
+  return in && header[18] == 2 && header[19] == 2;
+}
+
+// "file:" URI of a path, every byte but unreserved ones and '/' escaped.
+std::string FileUri(const std::string& path) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  return uri;
+}
 
 }  // namespace
 
-class RunReader::Impl {
- public:
-  ~Impl() {
-    if (db_) sqlite3_close(db_);
-  }
 
-  // "PATH: what went wrong: what to do" for read errors after Open.
-  Status Fail(const std::string& what) const {
-    return Status::Error(path_ + ": " + what +
-                         ": the run database may be corrupt; re-run, or re-export from a copy");
-  }
+namespace store_internal {
 
-  // Prepares `sql`, lets bind() set its parameters and calls row() on each
-  // result row. row()'s first error is returned as it is; an SQLite error as
-  // Fail("<context>: <SQLite's message>").
-  Status Query(const std::string& context, const std::string& sql,
-               const std::function<void(Stmt&)>& bind,
-               const std::function<Status(const Stmt&)>& row) const {
-    Stmt st;
-    Status s = st.Prepare(db_, sql.c_str());
-    if (!s.ok()) return Fail(context + ": " + s.message());
-    if (bind) bind(st);
-    Status row_error;
-    s = st.ForEachRow([&] {
-      row_error = row(st);
-      return row_error;
-    });
-    if (!row_error.ok()) return row_error;
-    if (!s.ok()) return Fail(context + ": " + s.message());
-    return Status();
-  }
+std::string Quoted(const std::string& s) { return "'" + s + "'"; }
 
-  std::string path_;
-  sqlite3* db_ = nullptr;
-};
+StatusOr<Role> ParseRecordRole(const std::string& text) {
+  for (Role r : kSingleRoles) {
+    if (text == ToString(r)) return r;
+  }
+  return Status::Error("role " + Quoted(text) +
+                       " is none of activation, activation_grad, weight, weight_grad, "
+                       "optimizer_state");
+}
+
+}  // namespace store_internal
+
+Status RunReader::Impl::Fail(const std::string& what) const {
+  return Status::Error(path_ + ": " + what +
+                       ": the run database may be corrupt; re-run, or re-export from a copy");
+}
+
+Status RunReader::Impl::Corrupt(const std::string& table, int64_t row, const std::string& what,
+                                const std::string& context) const {
+  return Status::Error(path_ + ": table " + table + ", row " + std::to_string(row) +
+                       (context.empty() ? "" : " (" + context + ")") + ": " + what +
+                       ": the run database is corrupt (damaged, or changed by another program); "
+                       "re-run, or restore it from a copy");
+}
+
+Status RunReader::Impl::BadRow(const std::string& table, const std::string& condition,
+                               const char* column, const std::string& what) const {
+  std::optional<Status> bad;
+  Status s = Query("cannot read table " + table,
+                   "SELECT id, " + std::string(column) + " FROM " + table + " WHERE " +
+                       condition + " ORDER BY id LIMIT 1",
+                   nullptr, [&](const Stmt& st) {
+                     bad = Corrupt(table, st.Int(0),
+                                   std::string("column ") + column + " holds " +
+                                       store_internal::DescribeValue(st, 1) + " where " + what +
+                                       " belongs");
+                     return Status();
+                   });
+  if (!s.ok()) return s;
+  return bad ? *bad : Status();
+}
+
+Status RunReader::Impl::CheckReferences() const {
+  std::optional<Status> bad;
+  Status s = Query("cannot check the references between tables", "PRAGMA foreign_key_check",
+                   nullptr, [&](const Stmt& st) {
+                     if (!bad) {
+                       bad = Corrupt(st.Text(0), st.Int(1),
+                                     "it refers to a row of table " + st.Text(2) +
+                                         " that does not exist");
+                     }
+                     return Status();
+                   });
+  if (!s.ok()) return s;
+  return bad ? *bad : Status();
+}
+
+Status RunReader::Impl::Query(const std::string& context, const std::string& sql,
+                              const std::function<void(Stmt&)>& bind,
+                              const std::function<Status(const Stmt&)>& row) const {
+  Stmt st;
+  Status s = st.Prepare(db_, sql.c_str());
+  if (!s.ok()) return Fail(context + ": " + s.message());
+  if (bind) bind(st);
+  Status row_error;
+  s = st.ForEachRow([&] {
+    row_error = row(st);
+    return row_error;
+  });
+  if (!row_error.ok()) return row_error;
+  if (!s.ok()) return Fail(context + ": " + s.message());
+  return Status();
+}
 
 RunReader::RunReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 RunReader::~RunReader() = default;
@@ -101,19 +175,23 @@ StatusOr<std::unique_ptr<RunReader>> RunReader::Open(const std::string& path) {
 
     auto impl = std::make_unique<Impl>();
     impl->path_ = file;
-    // Read-write (SQLite falls back to read-only for a write-protected file)
-    // but query_only: the last connection to close then removes the -wal and
-    // -shm files, which a read-only one would leave behind, and a reader
-    // after a crash checkpoints the committed steps into run.db.
-    if (sqlite3_open_v2(file.c_str(), &impl->db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    // Read-only, so a reader never changes a run and works where it cannot
+    // write. A run that is being written, or whose writer was killed, has
+    // its -wal (and -shm) file: SQLite reads the committed steps from it. A
+    // closed run is in rollback-journal mode and needs no file beside it.
+    // A closed run left in WAL mode (older lpsim) without its -wal would
+    // make SQLite create -wal and -shm and leave them behind: no writer can
+    // touch such a file again, so it is opened immutable (no locks, no side
+    // files).
+    const bool immutable = !fs::exists(file + "-wal", ec) && HeaderSaysWal(file);
+    const std::string uri = FileUri(file) + (immutable ? "?immutable=1" : "");
+    if (sqlite3_open_v2(uri.c_str(), &impl->db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+                        nullptr) != SQLITE_OK) {
       const std::string msg = impl->db_ ? SqliteError(impl->db_) : "out of memory";
       return Status::Error(file + ": cannot open: " + msg);
     }
     sqlite3_busy_timeout(impl->db_, 5000);
     sqlite3* db = impl->db_;
-    if (Status s = Exec(db, "PRAGMA query_only = 1"); !s.ok()) {
-      return Status::Error(file + ": cannot open: " + s.message());
-    }
 
     StatusOr<int64_t> app = QueryInt(db, "PRAGMA application_id");
     if (!app.ok()) {
@@ -161,6 +239,8 @@ StatusOr<std::unique_ptr<RunReader>> RunReader::Open(const std::string& path) {
                            std::to_string(TensorStats::kLogMantissaBits) +
                            ": open it with the lpsim that wrote it");
     }
+    s = impl->CheckReferences();
+    if (!s.ok()) return s;
     return std::unique_ptr<RunReader>(new RunReader(std::move(impl)));
   } catch (const std::exception& e) {
     return Status::Error(path + ": cannot open: " + e.what());
@@ -171,20 +251,39 @@ StatusOr<RunInfo> RunReader::Info() const {
   std::optional<RunInfo> info;
   Status s = impl_->Query(
       "cannot read table runs",
-      "SELECT name, started_at, finished_at, status, status_message, config_json, lpsim_version, "
-      "last_step FROM runs ORDER BY id LIMIT 1",
+      "SELECT id, name, started_at, finished_at, status, status_message, config_json, "
+      "lpsim_version, last_step FROM runs ORDER BY id LIMIT 1",
       nullptr, [&](const Stmt& st) {
+        using store_internal::IntegerProblem;
+        using store_internal::TextProblem;
+        const int64_t id = st.Int(0);
+        const char* const kText[] = {"name",          "started_at",  "finished_at",
+                                     "status",        "status_message", "config_json",
+                                     "lpsim_version"};
+        for (int i = 0; i < 7; ++i) {
+          const std::string p = TextProblem(st, i + 1, kText[i], /*nullable=*/i == 2);
+          if (!p.empty()) return impl_->Corrupt("runs", id, p);
+        }
+        std::string p = IntegerProblem(st, 8, "last_step", /*nullable=*/true);
+        if (!p.empty()) return impl_->Corrupt("runs", id, p);
         RunInfo& i = info.emplace();
         i.path = impl_->path_;
-        i.name = st.Text(0);
-        i.started_at = st.Text(1);
-        i.finished_at = st.Text(2);
-        i.status = st.Text(3);
-        i.status_message = st.Text(4);
-        i.config_json = st.Text(5);
-        i.lpsim_version = st.Text(6);
-        if (!st.IsNull(7)) i.last_step = st.Int(7);
+        i.name = st.Text(1);
+        i.started_at = st.Text(2);
+        i.finished_at = st.Text(3);
+        i.status = st.Text(4);
+        i.status_message = st.Text(5);
+        i.config_json = st.Text(6);
+        i.lpsim_version = st.Text(7);
+        if (!st.IsNull(8)) i.last_step = st.Int(8);
         i.schema_version = kRunDbSchemaVersion;
+        if (std::find_if(std::begin(kRunStatuses), std::end(kRunStatuses), [&](const char* k) {
+              return i.status == k;
+            }) == std::end(kRunStatuses)) {
+          return impl_->Corrupt("runs", id,
+                                "status " + Quoted(i.status) +
+                                    " is none of running, ok, failed, aborted");
+        }
         return Status();
       });
   if (!s.ok()) return s;
@@ -196,22 +295,25 @@ StatusOr<std::vector<TensorInfo>> RunReader::Tensors() const {
   std::vector<TensorInfo> out;
   Status s = impl_->Query(
       "cannot read table tensors",
-      "SELECT name, role, module_type, shape, dtype FROM tensors ORDER BY name, role", nullptr,
-      [&](const Stmt& st) {
+      "SELECT id, name, role, module_type, shape, dtype FROM tensors ORDER BY name, role",
+      nullptr, [&](const Stmt& st) {
+        const int64_t id = st.Int(0);
+        const char* const kText[] = {"name", "role", "module_type", "shape", "dtype"};
+        for (int i = 0; i < 5; ++i) {
+          const std::string p = store_internal::TextProblem(st, i + 1, kText[i]);
+          if (!p.empty()) return impl_->Corrupt("tensors", id, p);
+        }
         TensorInfo t;
-        t.name = st.Text(0);
-        StatusOr<Role> role = ParseRole(st.Text(1));
-        if (!role.ok()) {
-          return impl_->Fail("tensor " + Quoted(t.name) + ": " + role.status().message());
-        }
+        t.name = st.Text(1);
+        const std::string context = "tensor " + Quoted(t.name);
+        StatusOr<Role> role = ParseRecordRole(st.Text(2));
+        if (!role.ok()) return impl_->Corrupt("tensors", id, role.status().message(), context);
         t.role = *role;
-        t.module_type = st.Text(2);
-        StatusOr<std::vector<int64_t>> shape = store_internal::ParseShape(st.Text(3));
-        if (!shape.ok()) {
-          return impl_->Fail("tensor " + Quoted(t.name) + ": " + shape.status().message());
-        }
+        t.module_type = st.Text(3);
+        StatusOr<std::vector<int64_t>> shape = store_internal::ParseShape(st.Text(4));
+        if (!shape.ok()) return impl_->Corrupt("tensors", id, shape.status().message(), context);
         t.shape = std::move(shape).value();
-        t.dtype = st.Text(4);
+        t.dtype = st.Text(5);
         out.push_back(std::move(t));
         return Status();
       });
@@ -224,6 +326,10 @@ StatusOr<std::vector<TensorInfo>> RunReader::Tensors() const {
 }
 
 StatusOr<std::vector<int64_t>> RunReader::Steps() const {
+  for (const char* table : {"stats", "scalars"}) {
+    Status s = impl_->BadRow(table, "typeof(step) != 'integer'", "step", "an integer");
+    if (!s.ok()) return s;
+  }
   std::vector<int64_t> out;
   Status s = impl_->Query(
       "cannot list steps",
@@ -237,6 +343,11 @@ StatusOr<std::vector<int64_t>> RunReader::Steps() const {
 }
 
 StatusOr<std::vector<std::pair<std::string, std::string>>> RunReader::Candidates() const {
+  for (const char* column : {"format", "recipe"}) {
+    Status s = impl_->BadRow("format_stats", std::string("typeof(") + column + ") != 'text'",
+                             column, "text");
+    if (!s.ok()) return s;
+  }
   std::vector<std::pair<std::string, std::string>> out;
   Status s = impl_->Query(
       "cannot read table format_stats",
@@ -249,124 +360,18 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> RunReader::Candidates
   return out;
 }
 
-namespace {
-
-// Reads the stored (not derived) columns of `columns` from st, starting at
-// result column `first`, into r.
-template <typename R, size_t N>
-void ReadColumns(const Column<R> (&columns)[N], const Stmt& st, int first, R& r) {
-  int i = first;
-  for (const Column<R>& c : columns) {
-    if (c.derived()) continue;
-    switch (c.type) {
-      case ColumnType::kCount: c.set_count(r, st.UInt(i)); break;
-      case ColumnType::kFloat:
-      case ColumnType::kDouble: c.set_real(r, st.Real(i)); break;
-      case ColumnType::kText: c.set_text(r, st.Text(i)); break;
-    }
-    ++i;
-  }
-}
-
-}  // namespace
-
-Status RunReader::ForEachRecord(const RecordFilter& filter,
-                                const std::function<Status(TensorRecord&&)>& fn) const {
-  try {
-    // Result columns: 0 id, 1 step, 2 name, 3 role, 4 module_type, 5 shape,
-    // 6 dtype, then the stored stats columns, then the two histograms.
-    constexpr int kFirstStat = 7;
-    static const std::string kRecordsSql =
-        "SELECT s.id, s.step, t.name, t.role, t.module_type, COALESCE(s.shape, t.shape), "
-        "COALESCE(s.dtype, t.dtype), " +
-        store_internal::StoredStatsColumnList("s.") +
-        ", s.exponent_hist, s.log_hist "
-        "FROM stats s JOIN tensors t ON t.id = s.tensor_id "
-        "WHERE s.step BETWEEN ?1 AND ?2 AND (?3 IS NULL OR t.name = ?3) "
-        "AND (?4 IS NULL OR instr(?4, '|' || t.role || '|') > 0) ORDER BY s.step, s.id";
-    static const std::string kFormatsSql = "SELECT " +
-                                           store_internal::StoredFormatColumnList("") +
-                                           " FROM format_stats WHERE stats_id = ?1 ORDER BY id";
-    int stored_stats = 0;
-    for (const StatsColumn& c : kStatsColumns) stored_stats += c.derived() ? 0 : 1;
-    const int exponent_col = kFirstStat + stored_stats;
-
-    Stmt fst;
-    Status s = fst.Prepare(impl_->db_, kFormatsSql.c_str());
-    if (!s.ok()) return impl_->Fail("cannot read table format_stats: " + s.message());
-
-    auto bind = [&](Stmt& st) {
-      st.Bind(1, filter.min_step);
-      st.Bind(2, filter.max_step);
-      if (filter.name) {
-        st.Bind(3, *filter.name);
-      } else {
-        st.BindNull(3);
-      }
-      if (filter.role) {
-        // "|weight|weight_grad|": each single role of the set, delimited.
-        std::string roles = "|";
-        for (Role single : kSingleRoles) {
-          if (Contains(*filter.role, single)) roles += ToString(single) + "|";
-        }
-        st.Bind(4, roles);
-      } else {
-        st.BindNull(4);
-      }
-    };
-    return impl_->Query("cannot read table stats", kRecordsSql, bind, [&](const Stmt& st) {
-      TensorRecord r;
-      const int64_t stats_id = st.Int(0);
-      r.step = st.Int(1);
-      r.name = st.Text(2);
-      const std::string where = "tensor " + Quoted(r.name) + " at step " + std::to_string(r.step);
-      StatusOr<Role> role = ParseRole(st.Text(3));
-      if (!role.ok()) return impl_->Fail(where + ": " + role.status().message());
-      r.role = *role;
-      r.module_type = st.Text(4);
-      StatusOr<std::vector<int64_t>> shape = store_internal::ParseShape(st.Text(5));
-      if (!shape.ok()) return impl_->Fail(where + ": " + shape.status().message());
-      r.shape = std::move(shape).value();
-      r.dtype = st.Text(6);
-      ReadColumns(kStatsColumns, st, kFirstStat, r.stats);
-      Status hs = store_internal::DecodeExponentHist(st.Blob(exponent_col), &r.stats);
-      if (!hs.ok()) return impl_->Fail(where + ": exponent_hist: " + hs.message());
-      hs = store_internal::DecodeLogHist(st.Blob(exponent_col + 1), &r.stats);
-      if (!hs.ok()) return impl_->Fail(where + ": log_hist: " + hs.message());
-
-      fst.Bind(1, stats_id);
-      hs = fst.ForEachRow([&] {
-        FormatRecord f;
-        ReadColumns(kFormatColumns, fst, 0, f);
-        r.formats.push_back(std::move(f));
-        return Status();
-      });
-      if (!hs.ok()) return impl_->Fail(where + ": cannot read format_stats: " + hs.message());
-      return fn(std::move(r));
-    });
-  } catch (const std::exception& e) {
-    return impl_->Fail(std::string("reading records failed: ") + e.what());
-  }
-}
-
-StatusOr<std::vector<TensorRecord>> RunReader::Records(const RecordFilter& filter) const {
-  std::vector<TensorRecord> out;
-  Status s = ForEachRecord(filter, [&](TensorRecord&& r) {
-    out.push_back(std::move(r));
-    return Status();
-  });
-  if (!s.ok()) return s;
-  return out;
-}
-
 StatusOr<std::vector<ScalarRecord>> RunReader::Scalars(const std::string& name) const {
   std::vector<ScalarRecord> out;
   Status s = impl_->Query(
       "cannot read table scalars",
-      "SELECT step, name, value FROM scalars WHERE ?1 = '' OR name = ?1 ORDER BY step, id",
+      "SELECT id, step, name, value FROM scalars WHERE ?1 = '' OR name = ?1 ORDER BY step, id",
       [&](Stmt& st) { st.Bind(1, name); },
       [&](const Stmt& st) {
-        out.push_back(ScalarRecord{st.Int(0), st.Text(1), st.Real(2)});
+        std::string p = store_internal::IntegerProblem(st, 1, "step");
+        if (p.empty()) p = store_internal::TextProblem(st, 2, "name");
+        if (p.empty()) p = store_internal::RealProblem(st, 3, "value", false, false);
+        if (!p.empty()) return impl_->Corrupt("scalars", st.Int(0), p);
+        out.push_back(ScalarRecord{st.Int(1), st.Text(2), st.Real(3)});
         return Status();
       });
   if (!s.ok()) return s;
@@ -377,23 +382,25 @@ StatusOr<std::vector<Finding>> RunReader::Findings() const {
   std::vector<Finding> out;
   Status s = impl_->Query(
       "cannot read table findings",
-      "SELECT step, rule, severity, tensor, message, evidence_json FROM findings "
+      "SELECT id, step, rule, severity, tensor, message, evidence_json FROM findings "
       "ORDER BY step, id",
       nullptr, [&](const Stmt& st) {
+        const int64_t id = st.Int(0);
+        std::string p = store_internal::IntegerProblem(st, 1, "step");
+        const char* const kText[] = {"rule", "severity", "tensor", "message", "evidence_json"};
+        for (int i = 0; i < 5 && p.empty(); ++i) p = store_internal::TextProblem(st, i + 2, kText[i]);
+        if (!p.empty()) return impl_->Corrupt("findings", id, p);
         Finding f;
-        f.step = st.Int(0);
-        f.rule = st.Text(1);
-        StatusOr<Severity> sev = store_internal::ParseSeverity(st.Text(2));
-        if (!sev.ok()) {
-          return impl_->Fail("finding " + Quoted(f.rule) + ": " + sev.status().message());
-        }
+        f.step = st.Int(1);
+        f.rule = st.Text(2);
+        const std::string context = "rule " + Quoted(f.rule);
+        StatusOr<Severity> sev = store_internal::ParseSeverity(st.Text(3));
+        if (!sev.ok()) return impl_->Corrupt("findings", id, sev.status().message(), context);
         f.severity = *sev;
-        f.tensor = st.Text(3);
-        f.message = st.Text(4);
-        StatusOr<std::map<std::string, double>> ev = store_internal::ParseEvidence(st.Text(5));
-        if (!ev.ok()) {
-          return impl_->Fail("finding " + Quoted(f.rule) + ": " + ev.status().message());
-        }
+        f.tensor = st.Text(4);
+        f.message = st.Text(5);
+        StatusOr<std::map<std::string, double>> ev = store_internal::ParseEvidence(st.Text(6));
+        if (!ev.ok()) return impl_->Corrupt("findings", id, ev.status().message(), context);
         f.evidence = std::move(ev).value();
         out.push_back(std::move(f));
         return Status();
@@ -404,12 +411,16 @@ StatusOr<std::vector<Finding>> RunReader::Findings() const {
 
 StatusOr<std::vector<CaptureRecord>> RunReader::Captures() const {
   std::vector<CaptureRecord> out;
-  Status s = impl_->Query("cannot read table captures",
-                          "SELECT step, path, reason FROM captures ORDER BY step, id", nullptr,
-                          [&](const Stmt& st) {
-                            out.push_back(CaptureRecord{st.Int(0), st.Text(1), st.Text(2)});
-                            return Status();
-                          });
+  Status s = impl_->Query(
+      "cannot read table captures", "SELECT id, step, path, reason FROM captures ORDER BY step, id",
+      nullptr, [&](const Stmt& st) {
+        std::string p = store_internal::IntegerProblem(st, 1, "step");
+        if (p.empty()) p = store_internal::TextProblem(st, 2, "path");
+        if (p.empty()) p = store_internal::TextProblem(st, 3, "reason");
+        if (!p.empty()) return impl_->Corrupt("captures", st.Int(0), p);
+        out.push_back(CaptureRecord{st.Int(1), st.Text(2), st.Text(3)});
+        return Status();
+      });
   if (!s.ok()) return s;
   return out;
 }

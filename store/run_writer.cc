@@ -375,7 +375,16 @@ class RunWriter::Impl {
     }
     Status mark = MarkFinished(st, msg);
     for (Stmt* s : AllStatements()) s->Finalize();
-    // The last connection to close checkpoints and removes the -wal file.
+    // A finished run leaves WAL mode: its content moves into run.db and the
+    // -wal and -shm files go, so readers (read-only) need no file beside it
+    // and read it in read-only places. This needs the only connection; with
+    // a reader still open the run stays in WAL mode, and the last connection
+    // to close (if it can write) checkpoints and removes the -wal file.
+    // Without waiting: a reader may hold the run open for a long time.
+    if (mark.ok()) {
+      sqlite3_busy_timeout(db_, 0);
+      (void)Exec(db_, "PRAGMA journal_mode = DELETE");  // busy: it stays in WAL mode
+    }
     if (sqlite3_close(db_) != SQLITE_OK && mark.ok()) {
       mark = Status::Error(path_ + ": cannot close: " + SqliteError(db_));
     }

@@ -93,6 +93,7 @@ StatusOr<std::vector<int64_t>> ParseShape(const std::string& text) {
   std::vector<int64_t> shape;
   for (const Json& d : j) {
     if (!d.is_number_integer()) return Status::Error("shape '" + text + "' has a non-integer");
+    if (d.get<int64_t>() < 0) return Status::Error("shape '" + text + "' has a negative size");
     shape.push_back(d.get<int64_t>());
   }
   return shape;

@@ -718,7 +718,8 @@ TEST(RunDbErrorTest, CorruptHistogramBlob) {
   StatusOr<std::vector<TensorRecord>> recs = r->Records();
   ASSERT_FALSE(recs.ok());
   EXPECT_THAT(recs.status().message(), HasSubstr("exponent_hist"));
-  EXPECT_THAT(recs.status().message(), HasSubstr("may be corrupt"));
+  EXPECT_THAT(recs.status().message(), HasSubstr("table stats, row 1"));
+  EXPECT_THAT(recs.status().message(), HasSubstr("is corrupt"));
 }
 
 TEST(RunDbErrorTest, ExistingRunIsRefusedUnlessOverwrite) {
