@@ -26,12 +26,24 @@ namespace lpsim {
 struct ScaleOptions {
   int margin = 0;             // scale = max / amax * 2^-margin
   bool power_of_two = false;  // round the scale down to a power of two
+  // With power_of_two: the scale's exponent is clamped to [min_exponent,
+  // max_exponent]. The defaults leave every fp32 power of two; Graphcore's
+  // IPU, whose per-tensor FP8 exponent bias is a 6-bit signed value, uses
+  // [-32, 31] (IpuExponentBias).
+  int min_exponent = -126;
+  int max_exponent = 127;
+
+  // A per-tensor exponent bias as the IPU applies it (assumed range
+  // [-32, 31]; Noune et al., "8-bit Numerical Formats for Deep Neural
+  // Networks", arXiv:2206.02915): a power-of-two current scale.
+  static ScaleOptions IpuExponentBias(int margin = 0) { return {margin, true, -32, 31}; }
 };
 
 // Per-tensor current scaling (Transformer Engine's compute_scale_from_amax):
 // scale = (max * 2^-margin) / amax in fp32; amax 0, negative, Inf or NaN -> 1;
 // an infinite scale -> FLT_MAX; a scale below FLT_MIN -> FLT_MIN (so 1/scale
-// stays finite); then, with power_of_two, the largest power of two <= scale.
+// stays finite); then, with power_of_two, the largest power of two <= scale,
+// its exponent clamped to [min_exponent, max_exponent].
 float CurrentScale(const Format& f, float amax, const ScaleOptions& opt = {});
 
 // Delayed scaling: the scale for this step comes from the amax history of
@@ -62,9 +74,31 @@ class DelayedScaler {
   size_t steps_since_change_ = 0;
 };
 
+// NVFP4's two-level scale (NVIDIA, "Introducing NVFP4", 2025; Transformer
+// Engine NVFP4BlockScaling): a per-tensor fp32 encode scale
+//   s_enc = (448 * max(elem)) / tensor_amax      (1 when amax is 0 or not finite,
+//                                                 FLT_MAX when that overflows)
+// and per block an E4M3 decode scale
+//   s_dec = e4m3fn_sat((block_amax / max(elem)) * s_enc)   (RNE)
+// The block's elements are cast as x * mult with mult = s_enc / s_dec
+// (clamped to FLT_MAX) and read back times inv = s_dec / s_enc. A block whose
+// s_dec rounds to 0 is cast with mult = s_enc (every element then rounds to
+// zero under RNE) and read back times 0. All operations in fp32.
+struct Nvfp4Scale {
+  float mult;
+  float inv;
+  uint8_t e4m3_code;  // the stored block scale
+};
+float Nvfp4TensorScale(const Format& elem, float tensor_amax);
+Nvfp4Scale Nvfp4BlockScale(const Format& elem, float block_amax, float tensor_scale);
+
 // How a 2-D tensor [rows x cols] is cut into blocks that share one scale.
 struct BlockSpec {
-  enum class ScaleType { kFp32, kE8m0 };
+  // kFp32: an fp32 scale per block (CurrentScale of the block amax);
+  // kE8m0: OCP MX, a power-of-two E8M0 scale per block (MxScaleCode);
+  // kNvfp4: an E4M3 scale per block under a per-tensor fp32 scale
+  // (Nvfp4BlockScale). Elements of kE8m0 and kNvfp4 blocks saturate.
+  enum class ScaleType { kFp32, kE8m0, kNvfp4 };
   size_t block_rows = 1;   // 0 = all rows
   size_t block_cols = 32;  // 0 = all columns
   ScaleType scale_type = ScaleType::kE8m0;
@@ -75,9 +109,13 @@ struct BlockSpec {
   static BlockSpec Columnwise() { return {0, 1, ScaleType::kFp32, {}}; }
   static BlockSpec Tile1x128() { return {1, 128, ScaleType::kFp32, {0, true}}; }
   static BlockSpec Tile128x128() { return {128, 128, ScaleType::kFp32, {0, true}}; }
-  // "mx", "row", "col", "1x128", "128x128", or "RxC" (R, C a count or
-  // "all"; fp32 power-of-two scales), then options ":e8m0", ":fp32", ":pow2",
-  // ":nopow2", ":margin=N". Example: "1x32:fp32:nopow2".
+  // NVFP4: 1x16 blocks (activations, gradients), 16x16 (TE's weights).
+  static BlockSpec Nvfp4() { return {1, 16, ScaleType::kNvfp4, {}}; }
+  static BlockSpec Nvfp4Weight() { return {16, 16, ScaleType::kNvfp4, {}}; }
+  // "mx", "nvfp4", "row", "col", "1x128", "128x128", or "RxC" (R, C a count
+  // or "all"; fp32 power-of-two scales), then options ":e8m0", ":fp32",
+  // ":nvfp4", ":pow2", ":nopow2", ":margin=N". Example: "1x32:fp32:nopow2",
+  // "16x16:nvfp4".
   static StatusOr<BlockSpec> Parse(const std::string& name);
 
   // Blocks along a row / a column; 0 for an empty dimension.
@@ -104,7 +142,9 @@ float Amax(const float* x, size_t n, int threads = 1);
 // 2^(shared exponent)); it may be null. The block amax is the largest finite
 // |x|; kFp32 multipliers are CurrentScale(f, amax, spec.scale) and the
 // elements keep f's overflow policy; kE8m0 multipliers are 2^-exponent of
-// MxScaleCode and MX elements always saturate (OCP MX). opt.scale is ignored
+// MxScaleCode and MX elements always saturate (OCP MX); kNvfp4 blocks are
+// scaled as Nvfp4BlockScale says, with the largest block amax as the tensor
+// amax, and their elements saturate too. opt.scale is ignored
 // (the block scales replace it); rounding, seed and index_offset apply as in
 // QuantizeRef. Counts and sums follow element order (row-major) exactly as
 // QuantizeRef would with a per-element scale, so they are identical for any

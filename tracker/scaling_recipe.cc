@@ -41,8 +41,8 @@ StatusOr<Scaling> Scaling::Parse(const std::string& name) {
   StatusOr<BlockSpec> block = BlockSpec::Parse(name);
   if (block.ok()) return Block(block.value());
   return Status::Error("unknown scaling recipe '" + name +
-                       "': use none, current, delayedN (e.g. delayed16), mx, row, col, 1x128 "
-                       "or 128x128");
+                       "': use none, current, delayedN (e.g. delayed16), mx, nvfp4, row, col, "
+                       "1x128, 128x128 or RxC");
 }
 
 std::string Scaling::Name() const {
@@ -55,6 +55,10 @@ std::string Scaling::Name() const {
   if (block.scale_type == BlockSpec::ScaleType::kE8m0 && block.block_rows == 1 &&
       block.block_cols == 32) {
     return "mx";
+  }
+  if (block.scale_type == BlockSpec::ScaleType::kNvfp4) {
+    if (block.block_rows == 1 && block.block_cols == 16) return "nvfp4";
+    return std::to_string(block.block_rows) + "x" + std::to_string(block.block_cols) + ":nvfp4";
   }
   if (block.block_rows == 1 && block.block_cols == 0) return "row";
   if (block.block_rows == 0 && block.block_cols == 1) return "col";
