@@ -25,8 +25,9 @@ bool ParseSize(const std::string& s, size_t* out) {
 StatusOr<BlockSpec> BlockSpec::Parse(const std::string& name) {
   auto fail = [&](const std::string& what) {
     return Status::Error("invalid block spec '" + name + "': " + what +
-                         "; use mx, row, col, 1x128, 128x128 or RxC (R, C a count or 'all'), "
-                         "optionally followed by :e8m0, :fp32, :pow2, :nopow2, :margin=N");
+                         "; use mx, nvfp4, row, col, 1x128, 128x128 or RxC (R, C a count or "
+                         "'all'), optionally followed by :e8m0, :fp32, :nvfp4, :pow2, :nopow2, "
+                         ":margin=N");
   };
   std::string lower;
   for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -40,6 +41,7 @@ StatusOr<BlockSpec> BlockSpec::Parse(const std::string& name) {
   BlockSpec spec;
   const std::string& base = parts[0];
   if (base == "mx") spec = Mx();
+  else if (base == "nvfp4") spec = Nvfp4();
   else if (base == "row" || base == "rowwise") spec = Rowwise();
   else if (base == "col" || base == "columnwise") spec = Columnwise();
   else if (base == "1x128") spec = Tile1x128();
@@ -56,6 +58,7 @@ StatusOr<BlockSpec> BlockSpec::Parse(const std::string& name) {
   for (size_t i = 1; i < parts.size(); ++i) {
     const std::string& o = parts[i];
     if (o == "e8m0") spec.scale_type = ScaleType::kE8m0;
+    else if (o == "nvfp4") spec.scale_type = ScaleType::kNvfp4;
     else if (o == "fp32") spec.scale_type = ScaleType::kFp32;
     else if (o == "pow2") spec.scale.power_of_two = true;
     else if (o == "nopow2") spec.scale.power_of_two = false;
@@ -122,8 +125,8 @@ StatusOr<Scaling> Scaling::Parse(const std::string& name) {
   // A block shape with a bad option: the block parser's reason is the useful one.
   if (name.find(':') != std::string::npos) return block.status();
   return Status::Error("unknown scaling recipe '" + name +
-                       "': use none, current, delayedN (e.g. delayed16), mx, row, col, 1x128, "
-                       "128x128 or RxC[:options]");
+                       "': use none, current, delayedN (e.g. delayed16), mx, nvfp4, row, col, "
+                       "1x128, 128x128 or RxC[:options]");
 }
 
 std::string Scaling::Name() const {
@@ -136,6 +139,9 @@ std::string Scaling::Name() const {
   std::string base;
   if (block.block_rows == 1 && block.block_cols == 32 && block.scale_type == BlockSpec::ScaleType::kE8m0) {
     base = "mx";
+  } else if (block.block_rows == 1 && block.block_cols == 16 &&
+             block.scale_type == BlockSpec::ScaleType::kNvfp4) {
+    base = "nvfp4";
   } else if (block.block_rows == 1 && block.block_cols == 0) {
     base = "row";
   } else if (block.block_rows == 0 && block.block_cols == 1) {
@@ -148,7 +154,11 @@ std::string Scaling::Name() const {
   const BlockSpec plain = BlockSpec::Parse(base).value();
   std::string name = base;
   if (block.scale_type != plain.scale_type) {
-    name += block.scale_type == BlockSpec::ScaleType::kE8m0 ? ":e8m0" : ":fp32";
+    switch (block.scale_type) {
+      case BlockSpec::ScaleType::kE8m0: name += ":e8m0"; break;
+      case BlockSpec::ScaleType::kNvfp4: name += ":nvfp4"; break;
+      case BlockSpec::ScaleType::kFp32: name += ":fp32"; break;
+    }
   }
   if (block.scale_type == BlockSpec::ScaleType::kFp32) {
     if (block.scale.power_of_two != plain.scale.power_of_two) {

@@ -22,6 +22,17 @@ namespace lpsim {
 struct ScaleOptions {
   int margin = 0;             // scale = max / amax * 2^-margin
   bool power_of_two = false;  // round the scale down to a power of two
+  // With power_of_two: the scale's exponent is clamped to [min_exponent,
+  // max_exponent]. The defaults leave every fp32 power of two; Graphcore's
+  // IPU, whose per-tensor FP8 exponent bias is a 6-bit signed value, uses
+  // [-32, 31] (IpuExponentBias).
+  int min_exponent = -126;
+  int max_exponent = 127;
+
+  // A per-tensor exponent bias as the IPU applies it (assumed range
+  // [-32, 31]; Noune et al., "8-bit Numerical Formats for Deep Neural
+  // Networks", arXiv:2206.02915): a power-of-two current scale.
+  static ScaleOptions IpuExponentBias(int margin = 0) { return {margin, true, -32, 31}; }
 };
 
 // How a delayed scaler reduces its amax history.
@@ -37,7 +48,11 @@ struct DelayedOptions {
 
 // How a 2-D tensor [rows x cols] is cut into blocks that share one scale.
 struct BlockSpec {
-  enum class ScaleType { kFp32, kE8m0 };
+  // kFp32: an fp32 scale per block (CurrentScale of the block amax);
+  // kE8m0: OCP MX, a power-of-two E8M0 scale per block (MxScaleCode);
+  // kNvfp4: an E4M3 scale per block under a per-tensor fp32 scale
+  // (Nvfp4BlockScale). Elements of kE8m0 and kNvfp4 blocks saturate.
+  enum class ScaleType { kFp32, kE8m0, kNvfp4 };
   size_t block_rows = 1;   // 0 = all rows
   size_t block_cols = 32;  // 0 = all columns
   ScaleType scale_type = ScaleType::kE8m0;
@@ -48,9 +63,13 @@ struct BlockSpec {
   static BlockSpec Columnwise() { return {0, 1, ScaleType::kFp32, {}}; }
   static BlockSpec Tile1x128() { return {1, 128, ScaleType::kFp32, {0, true}}; }
   static BlockSpec Tile128x128() { return {128, 128, ScaleType::kFp32, {0, true}}; }
-  // "mx", "row", "col", "1x128", "128x128", or "RxC" (R, C a count or
-  // "all"; fp32 power-of-two scales), then options ":e8m0", ":fp32", ":pow2",
-  // ":nopow2", ":margin=N". Example: "1x32:fp32:nopow2".
+  // NVFP4: 1x16 blocks (activations, gradients), 16x16 (TE's weights).
+  static BlockSpec Nvfp4() { return {1, 16, ScaleType::kNvfp4, {}}; }
+  static BlockSpec Nvfp4Weight() { return {16, 16, ScaleType::kNvfp4, {}}; }
+  // "mx", "nvfp4", "row", "col", "1x128", "128x128", or "RxC" (R, C a count
+  // or "all"; fp32 power-of-two scales), then options ":e8m0", ":fp32",
+  // ":nvfp4", ":pow2", ":nopow2", ":margin=N". Example: "1x32:fp32:nopow2",
+  // "16x16:nvfp4".
   static StatusOr<BlockSpec> Parse(const std::string& name);
 
   // Blocks along a row / a column; 0 for an empty dimension.

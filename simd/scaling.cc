@@ -41,8 +41,18 @@ void BlockScales(const Format& f, const BlockSpec& spec, const std::vector<float
                  std::vector<float>* mult, std::vector<float>* inv, float* scales) {
   mult->resize(amax.size());
   inv->resize(amax.size());
+  float tensor_scale = 1.0f;
+  if (spec.scale_type == BlockSpec::ScaleType::kNvfp4) {
+    float tensor_amax = 0.0f;
+    for (float a : amax) tensor_amax = std::max(tensor_amax, a);
+    tensor_scale = Nvfp4TensorScale(f, tensor_amax);
+  }
   for (size_t b = 0; b < amax.size(); ++b) {
-    if (spec.scale_type == BlockSpec::ScaleType::kE8m0) {
+    if (spec.scale_type == BlockSpec::ScaleType::kNvfp4) {
+      const Nvfp4Scale s = Nvfp4BlockScale(f, amax[b], tensor_scale);
+      (*mult)[b] = s.mult;
+      (*inv)[b] = s.inv;
+    } else if (spec.scale_type == BlockSpec::ScaleType::kE8m0) {
       const int e = static_cast<int>(MxScaleCode(f, amax[b])) - 127;
       (*mult)[b] = std::ldexp(1.0f, -e);
       (*inv)[b] = 1.0f / (*mult)[b];  // 2^e exactly
@@ -54,10 +64,15 @@ void BlockScales(const Format& f, const BlockSpec& spec, const std::vector<float
   }
 }
 
-// MX elements always saturate (OCP MX); fp32-scaled blocks keep the format's
-// own overflow policy.
+// MX and NVFP4 elements always saturate (OCP MX; NVFP4's E2M1 has no Inf or
+// NaN); fp32-scaled blocks keep the format's own overflow policy.
 Format ElementFormat(const Format& f, const BlockSpec& spec) {
-  return spec.scale_type == BlockSpec::ScaleType::kE8m0 ? f.WithSaturate(true) : f;
+  return spec.scale_type == BlockSpec::ScaleType::kFp32 ? f : f.WithSaturate(true);
+}
+
+const Format& E4m3fnSat() {
+  static const Format kFormat = ParseFormat("e4m3fn:sat").value();
+  return kFormat;
 }
 
 
@@ -70,8 +85,27 @@ float CurrentScale(const Format& f, float amax, const ScaleOptions& opt) {
   if (std::isinf(scale)) scale = std::numeric_limits<float>::max();
   // Keep 1/scale finite (and the cast's precondition, scale > 0).
   scale = std::max(scale, std::numeric_limits<float>::min());
-  if (opt.power_of_two) scale = FloatOf(BitsOf(scale) & 0xff800000u);
+  if (opt.power_of_two) {
+    const int e = std::min(std::max(std::ilogb(scale), opt.min_exponent), opt.max_exponent);
+    scale = std::ldexp(1.0f, std::min(std::max(e, -126), 127));
+  }
   return scale;
+}
+
+float Nvfp4TensorScale(const Format& elem, float tensor_amax) {
+  if (!std::isfinite(tensor_amax) || !(tensor_amax > 0.0f)) return 1.0f;
+  const float s = (E4m3fnSat().MaxValue() * elem.MaxValue()) / tensor_amax;
+  return std::isinf(s) ? std::numeric_limits<float>::max() : s;
+}
+
+Nvfp4Scale Nvfp4BlockScale(const Format& elem, float block_amax, float tensor_scale) {
+  const float wanted = (block_amax / elem.MaxValue()) * tensor_scale;
+  const Encoded enc = EncodeRef(E4m3fnSat(), wanted, Rounding::kNearestEven, 0);
+  const float s_dec = DecodeRef(E4m3fnSat(), enc.code);
+  if (!(s_dec > 0.0f)) return {tensor_scale, 0.0f, static_cast<uint8_t>(enc.code)};
+  float mult = tensor_scale / s_dec;
+  if (std::isinf(mult)) mult = std::numeric_limits<float>::max();
+  return {mult, s_dec / tensor_scale, static_cast<uint8_t>(enc.code)};
 }
 
 DelayedScaler::DelayedScaler(const Format& f, const Options& opt) : format_(f), opt_(opt) {}

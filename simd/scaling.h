@@ -27,7 +27,8 @@ namespace lpsim {
 // Per-tensor current scaling (Transformer Engine's compute_scale_from_amax):
 // scale = (max * 2^-margin) / amax in fp32; amax 0, negative, Inf or NaN -> 1;
 // an infinite scale -> FLT_MAX; a scale below FLT_MIN -> FLT_MIN (so 1/scale
-// stays finite); then, with power_of_two, the largest power of two <= scale.
+// stays finite); then, with power_of_two, the largest power of two <= scale,
+// its exponent clamped to [min_exponent, max_exponent].
 float CurrentScale(const Format& f, float amax, const ScaleOptions& opt = {});
 
 // Delayed scaling: the scale for this step comes from the amax history of
@@ -54,6 +55,24 @@ class DelayedScaler {
   size_t steps_since_change_ = 0;
 };
 
+// NVFP4's two-level scale (NVIDIA, "Introducing NVFP4", 2025; Transformer
+// Engine NVFP4BlockScaling): a per-tensor fp32 encode scale
+//   s_enc = (448 * max(elem)) / tensor_amax      (1 when amax is 0 or not finite,
+//                                                 FLT_MAX when that overflows)
+// and per block an E4M3 decode scale
+//   s_dec = e4m3fn_sat((block_amax / max(elem)) * s_enc)   (RNE)
+// The block's elements are cast as x * mult with mult = s_enc / s_dec
+// (clamped to FLT_MAX) and read back times inv = s_dec / s_enc. A block whose
+// s_dec rounds to 0 is cast with mult = s_enc (every element then rounds to
+// zero under RNE) and read back times 0. All operations in fp32.
+struct Nvfp4Scale {
+  float mult;
+  float inv;
+  uint8_t e4m3_code;  // the stored block scale
+};
+float Nvfp4TensorScale(const Format& elem, float tensor_amax);
+Nvfp4Scale Nvfp4BlockScale(const Format& elem, float block_amax, float tensor_scale);
+
 // MX shared scale of a block (OCP MX v1.0): exponent
 // floor(log2(amax)) - emax(elem), clamped to [-127, 127]; an all-zero block
 // uses -127 (an Inf amax 127). Returned as the E8M0 code (exponent + 127);
@@ -73,7 +92,9 @@ float Amax(const float* x, size_t n, int threads = 1);
 // 2^(shared exponent)); it may be null. The block amax is the largest finite
 // |x|; kFp32 multipliers are CurrentScale(f, amax, spec.scale) and the
 // elements keep f's overflow policy; kE8m0 multipliers are 2^-exponent of
-// MxScaleCode and MX elements always saturate (OCP MX). opt.scale is ignored
+// MxScaleCode and MX elements always saturate (OCP MX); kNvfp4 blocks are
+// scaled as Nvfp4BlockScale says, with the largest block amax as the tensor
+// amax, and their elements saturate too. opt.scale is ignored
 // (the block scales replace it); rounding, seed and index_offset apply as in
 // QuantizeRef. Counts and sums follow element order (row-major) exactly as
 // QuantizeRef would with a per-element scale, so they are identical for any

@@ -1,0 +1,68 @@
+#include "simd/role_quantizer.h"
+
+#include "formats/block_fp.h"
+#include "formats/integer.h"
+#include "simd/quantize.h"
+
+namespace lpsim {
+
+RoleQuantizer::RoleQuantizer(const RoleSpec& spec) : spec_(spec) {
+  if (spec_.storage == RoleSpec::Storage::kFloat &&
+      spec_.scaling.kind == TargetScaling::Kind::kDelayed) {
+    DelayedScaler::Options o;
+    o.history = spec_.scaling.history;
+    o.algo = spec_.scaling.algo;
+    o.scale = spec_.scaling.scale;
+    delayed_ = std::make_unique<DelayedScaler>(spec_.format, o);
+  }
+}
+
+float RoleQuantizer::Quantize(const float* in, size_t rows, size_t cols, const Options& opt,
+                              float* out, CastCounts* counts) {
+  const size_t n = rows * cols;
+  switch (spec_.storage) {
+    case RoleSpec::Storage::kInteger: {
+      IntQuantizeOptions io;
+      io.per_row = spec_.scaling.per_channel;
+      io.symmetric = spec_.scaling.symmetric;
+      io.rounding = spec_.int_rounding;
+      io.seed = opt.seed;
+      io.index_offset = opt.index_offset;
+      IntQuantizeRef(spec_.int_format, in, rows, cols, io, out, nullptr, counts);
+      return 1.0f;
+    }
+    case RoleSpec::Storage::kBlockFp: {
+      QuantizeOptions qo;
+      qo.rounding = spec_.rounding;
+      qo.seed = opt.seed;
+      qo.index_offset = opt.index_offset;
+      BfpQuantizeRef(spec_.bfp_format, in, rows, cols, qo, out, nullptr, counts);
+      return 1.0f;
+    }
+    case RoleSpec::Storage::kFloat: break;
+  }
+  QuantizeOptions qo;
+  qo.rounding = spec_.rounding;
+  qo.seed = opt.seed;
+  qo.index_offset = opt.index_offset;
+  const TargetScaling& s = spec_.scaling;
+  if (s.kind == TargetScaling::Kind::kBlock) {
+    simd::BlockQuantize(spec_.format, in, rows, cols, s.block, qo, out, nullptr, counts,
+                        opt.threads);
+    return 1.0f;
+  }
+  float scale = 1.0f;
+  if (s.kind == TargetScaling::Kind::kCurrent) {
+    scale = CurrentScale(spec_.format, simd::Amax(in, n, opt.threads), s.scale);
+  } else if (s.kind == TargetScaling::Kind::kDelayed) {
+    const float amax = simd::Amax(in, n, opt.threads);
+    scale = first_ ? CurrentScale(spec_.format, amax, s.scale) : delayed_->Scale();
+    delayed_->Update(amax);
+    first_ = false;
+  }
+  qo.scale = scale;
+  simd::Quantize(spec_.format, in, n, qo, out, counts, opt.threads);
+  return scale;
+}
+
+}  // namespace lpsim
