@@ -20,6 +20,7 @@
 #include "hwy/highway.h"
 #include "simd/internal/cast-inl.h"
 #include "simd/internal/cast_params.h"
+#include "simd/internal/slot_block-inl.h"
 #include "simd/internal/stats.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -186,11 +187,13 @@ enum FusedStatus { kFusedNone, kFusedStats, kFusedBoth };
 //    missed: if the smallest nonzero |x| scales to 0, the slot's work is
 //    dropped (kFusedStats) and the caller casts the range itself. zero_in is
 //    the growth of raw histogram bin 0 (only zeros there in a clean range).
+// *info receives the range's extremes and zeros when it was clean (for the
+// other slots' SlotBlock).
 template <Rounding R, size_t kFused>
 HWY_NOINLINE FusedStatus FusedRange(const float* HWY_RESTRICT x, size_t n, size_t pos, float k,
                                     internal::StatsPartial* part, SubHists hist, double* s1,
                                     double* s2, double* s3, const internal::CastParams* slot,
-                                    internal::CastState* st, size_t* misses) {
+                                    internal::CastState* st, size_t* misses, BlockInfo* info) {
   const DF df;
   const DU du;
   const DI di;
@@ -332,6 +335,7 @@ HWY_NOINLINE FusedStatus FusedRange(const float* HWY_RESTRICT x, size_t n, size_
   const int32_t hi_i = hn::GetLane(hn::MaxOfLanes(di, max_i));
   // An fp32 subnormal (|x|-1 below 2^-126 - 1), +Inf/NaN (int32 bits at
   // least +Inf's) or -Inf/NaN (uint32 bits at least -Inf's).
+  info->clean = false;
   if (m1 < 0x007fffffu || hi_i >= 0x7f800000 || hi_u >= 0xff800000u) return kFusedNone;
 
   for (size_t j = 0; j < kK; ++j) {
@@ -348,6 +352,12 @@ HWY_NOINLINE FusedStatus FusedRange(const float* HWY_RESTRICT x, size_t n, size_
   part->min_key = std::min(part->min_key, internal::OrderKey(min_bits));
   part->max_key = std::max(part->max_key, internal::OrderKey(max_bits));
   part->min_abs_m1 = std::min(part->min_abs_m1, m1);
+  uint32_t zeros_after = 0;
+  for (size_t h = 0; h < kSubHists; ++h) zeros_after += hist[h][0];
+  info->clean = true;
+  info->min_abs_m1 = m1;
+  info->max_abs_bits = std::max(min_bits & 0x7fffffffu, max_bits & 0x7fffffffu);
+  info->zeros = zeros_after - zeros_before;
   if (!kFused) return kFusedStats;
   if (m1 != 0xffffffffu) {
     float min_abs;
@@ -355,8 +365,6 @@ HWY_NOINLINE FusedStatus FusedRange(const float* HWY_RESTRICT x, size_t n, size_
     __builtin_memcpy(&min_abs, &min_abs_bits, sizeof min_abs);
     if (min_abs * p.scale == 0.0f) return kFusedStats;  // some nonzero x scaled to 0
   }
-  uint32_t zeros_after = 0;
-  for (size_t h = 0; h < kSubHists; ++h) zeros_after += hist[h][0];
   for (size_t j = 0; j < kK; ++j) hn::StoreU(err[j], dd, st->err + j * kND);
   missed.zero_in = 0;  // already in the histogram's count
   st->AddCounts(missed);
@@ -369,17 +377,17 @@ HWY_NOINLINE FusedStatus FusedRange(const float* HWY_RESTRICT x, size_t n, size_
 HWY_INLINE FusedStatus FusedRangeSlot(const float* x, size_t n, size_t pos, float k,
                                       internal::StatsPartial* part, SubHists hist, double* s1,
                                       double* s2, double* s3, const internal::CastParams* slot,
-                                      internal::CastState* st, size_t* misses) {
+                                      internal::CastState* st, size_t* misses, BlockInfo* info) {
   switch (slot->rounding) {
     case Rounding::kNearestEven:
       return FusedRange<Rounding::kNearestEven, 1>(x, n, pos, k, part, hist, s1, s2, s3, slot, st,
-                                                   misses);
+                                                   misses, info);
     case Rounding::kTowardZero:
       return FusedRange<Rounding::kTowardZero, 1>(x, n, pos, k, part, hist, s1, s2, s3, slot, st,
-                                                  misses);
+                                                  misses, info);
     case Rounding::kStochastic:
       return FusedRange<Rounding::kStochastic, 1>(x, n, pos, k, part, hist, s1, s2, s3, slot, st,
-                                                  misses);
+                                                  misses, info);
   }
   return kFusedNone;
 }
@@ -444,6 +452,8 @@ void AnalyzeChunks(const internal::AnalyzeJob& job, size_t c0, size_t c1,
   };
   const bool fuse_slot0 =
       job.num_slots > 0 && job.slots[0].fast && job.slots[0].fast_exact_diff;
+  SlotPlan plans[kMaxAnalyzeFormats];
+  for (size_t s = 0; s < job.num_slots; ++s) plans[s] = MakeSlotPlan(job.slots[s]);
   for (size_t c = c0; c < c1; ++c) {
     const size_t begin = c * kSumChunk;
     const size_t len = std::min(kSumChunk, job.n - begin);
@@ -470,17 +480,19 @@ void AnalyzeChunks(const internal::AnalyzeJob& job, size_t c0, size_t c1,
       const size_t bl = std::min(kAnalyzeBlock, len - b);
       const size_t nv = bl - bl % kStep;  // the vector part
       bool attempted = false, fused = false, slot_done = false;
+      BlockInfo info;
       if (try_fused && nv > 0) {
         attempted = true;
         size_t misses = 0;
         FusedStatus status;
         if (fuse_slot) {
           status = FusedRangeSlot(x + b, nv, begin + b, job.k, part, hist, s1, s2, s3,
-                                  &job.slots[0], &st[0], &misses);
+                                  &job.slots[0], &st[0], &misses, &info);
           if (misses * 4 > nv / kNF) fuse_slot = false;
         } else {
           status = FusedRange<Rounding::kNearestEven, 0>(x + b, nv, begin + b, job.k, part, hist,
-                                                         s1, s2, s3, nullptr, nullptr, &misses);
+                                                         s1, s2, s3, nullptr, nullptr, &misses,
+                                                         &info);
         }
         fused = status != kFusedNone;
         slot_done = status == kFusedBoth;
@@ -494,7 +506,16 @@ void AnalyzeChunks(const internal::AnalyzeJob& job, size_t c0, size_t c1,
                    /*vec_hist=*/!attempted);
       }
       for (size_t s = 0; s < job.num_slots; ++s) {
-        const size_t skip = s == 0 && slot_done ? nv : 0;
+        size_t skip = s == 0 && slot_done ? nv : 0;
+        if (skip == 0 && nv > 0) {
+          // A clean block in the slot's easy range: SlotBlock, else the
+          // general cast.
+          const int mode = SlotBlockMode(job.slots[s], plans[s], info);
+          if (mode != 0) {
+            SlotBlockAny(job.slots[s], plans[s], mode, x + b, nv, begin + b, info.zeros, &st[s]);
+            skip = nv;
+          }
+        }
         CastRangeAny<kOutNone, /*kSums=*/true, /*kSig=*/false, /*kLaneScale=*/false>(
             job.slots[s], x + b + skip, bl - skip, begin + b + skip, nullptr, nullptr, nullptr,
             &st[s]);

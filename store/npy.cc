@@ -448,6 +448,18 @@ StatusOr<NpyArray> Decode(ByteSource* src) {
   // 6. Data, converted to fp32 a chunk at a time (one path for every dtype;
   // the extra copy for float32 costs nothing next to the read).
   try {
+    if (kHostLittleEndian && out.source_dtype == NpyDtype::kFloat32 && rest) {
+      // The common case: the file's bytes are the array's, read in place
+      // (an element loop here cost 15 ns per element, more than the cast).
+      out.data.resize(numel);
+      const size_t k = numel ? src->Read(out.data.data(), data_bytes) : 0;
+      if (!src->error().empty()) return ReadError(src);
+      if (k < data_bytes) return truncated(k);
+      const size_t extra = Drain(src);
+      if (!src->error().empty()) return ReadError(src);
+      if (extra > 0) return trailing(extra);
+      return out;
+    }
     if (rest) out.data.reserve(numel);
     std::vector<uint8_t> buf(std::min(numel, kChunkElems) * item_size);
     size_t have = 0;

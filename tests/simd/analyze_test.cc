@@ -249,6 +249,58 @@ TEST_P(SimdAnalyze, CommonCaseBlocksWithRareExceptions) {
   }
 }
 
+TEST_P(SimdAnalyze, SlotBlocksAroundTheSubnormalRange) {
+  // Clean blocks (no fp32 specials or subnormals) whose scaled values sit on
+  // and around the multiples of the format's quantum below and above its
+  // smallest normal: the per-slot block kernel (SlotBlock) rounds these on
+  // the fp32 bits with a per-lane shift; ties, the k = 23 binade [Q, 2Q),
+  // values below Q/2 and the carry into 2^emin are all here. Each chunk also
+  // holds a value near max so blocks stay below overflow, and zeros.
+  const char* formats[] = {"e2m1fn", "e3m2fn", "e2m3fn", "e4m3fn", "e5m2",
+                           "fp16",   "e4m3fnuz", "e5m2fnuz", "e3m4"};
+  const float scales[] = {1.0f, 6.0f / 0.37f, 0.8125f, 1.0f / 3.0f};
+  std::mt19937 rng(77);
+  for (const char* name : formats) {
+    const Format f = *ParseFormat(name);
+    const int m = f.mantissa_bits();
+    const float quantum = std::ldexp(1.0f, f.min_normal_exponent() - m);
+    for (float scale : scales) {
+      const size_t n = 2 * kSumChunk + 2048 + 40;
+      std::vector<float> x(n);
+      for (size_t i = 0; i < n; ++i) {
+        float v;
+        switch (rng() % 6) {
+          case 0: v = 0.0f; break;
+          case 1: {  // a multiple of Q/4 up to 2^(m + 2) Q, +-0..2 ulps
+            const float base = quantum / 4 * static_cast<float>(rng() % (16u << m));
+            v = FromBits(Bits(base) + (rng() % 5) - 2);
+            break;
+          }
+          case 2: v = quantum * std::ldexp(static_cast<float>(rng() % 1000) / 1000.0f, -(int)(rng() % 30)); break;
+          default: v = quantum * std::ldexp(1.0f + static_cast<float>(rng() % 4096) / 4096.0f,
+                                            static_cast<int>(rng() % (m + 6)) - 2);
+        }
+        if (!(std::fabs(v) >= std::numeric_limits<float>::min())) v = 0.0f;  // keep blocks clean
+        x[i] = (rng() % 2 ? -v : v) / scale;
+        if (!std::isfinite(x[i]) || (x[i] != 0.0f && std::fabs(x[i]) < std::numeric_limits<float>::min())) x[i] = 0.0f;
+      }
+      for (size_t i = 100; i < n; i += 4096) x[i] = f.MaxValue() * 0.9f / scale;
+      for (Rounding r : {Rounding::kNearestEven, Rounding::kTowardZero, Rounding::kStochastic}) {
+        FormatSlot slot{f};
+        slot.scale = scale;
+        slot.rounding = r;
+        slot.seed = 11;
+        // Slot 1 (never fused into the statistics loop) and slot 0.
+        const std::vector<FormatSlot> slots = {FormatSlot{*ParseFormat("bf16")}, slot, slot};
+        const AnalyzeResult want = simd::AnalyzeRef(x.data(), n, slots);
+        ASSERT_TRUE(SameResult(simd::Analyze(x.data(), n, slots), want))
+            << name << " scale " << scale << " rounding " << ToString(r);
+        EXPECT_GT(want.formats[1].subnormal + want.formats[1].underflow, 0u) << name;
+      }
+    }
+  }
+}
+
 LPSIM_INSTANTIATE_PER_TARGET(SimdAnalyze);
 
 // ---- The reference's statistics against independent computations.
