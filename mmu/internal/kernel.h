@@ -1,0 +1,46 @@
+// What the SIMD GEMM kernel (mmu/gemm-inl.h) needs to know about a unit:
+// plain values, no SIMD types, set up once per GEMM by mmu/gemm.cc.
+#ifndef LPSIM_MMU_INTERNAL_KERNEL_H_
+#define LPSIM_MMU_INTERNAL_KERNEL_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lpsim {
+namespace mmu {
+namespace internal {
+
+struct KernelParams {
+  bool fp32_fma = false;  // sequential fmaf instead of block FMAs
+  int group = 1;
+  int subgroups = 1;
+  int bits = 23;          // alignment bits; the kernel needs bits + 1 + log2(group + 1) <= 53
+  int align_rounding = 0;  // AlignRounding as int
+  bool toward_zero = true;  // final rounding into fp32
+  bool flush_output = false;
+  int promote_every = 0;
+};
+
+// The columns of one panel: d[j] = c[j] + sum_kk a(kk, j) * b[kk * sb + j]
+// for j < n, with a(kk, j) = a[kk * sa + j * saj] (saj = 0: one a per kk,
+// broadcast). c may be null (zeros).
+struct Panel {
+  const float* a;
+  size_t sa;
+  size_t saj;
+  const float* b;
+  size_t sb;
+  size_t k;
+  const float* c;
+  float* d;
+  size_t n;
+};
+
+// Upper bound of `group` the kernel's stack buffers hold.
+constexpr int kMaxKernelGroup = 64;
+
+}  // namespace internal
+}  // namespace mmu
+}  // namespace lpsim
+
+#endif  // LPSIM_MMU_INTERNAL_KERNEL_H_
