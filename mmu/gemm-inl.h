@@ -3,6 +3,9 @@
 //
 // Why doubles are enough for a block FMA: every product of the input formats
 // (at most 24-bit significands, exponents within +-300) is exact in double.
+// Floats are (twice the lanes) for fp8 and fp16 inputs, whose products are
+// exact in float, when the aligned sum fits 24 bits: it is then an fp32
+// value and the final rounding changes nothing (H100's 13 bits).
 // Aligning a term t to the largest term 2^emax keeping W fraction bits is
 // q = round(t * 2^(W - emax)) to an integer (a power-of-two scaling, exact,
 // then one RoundInt/Trunc/Floor); |q| <= 2^(W+1), so a group of n terms sums
@@ -33,132 +36,199 @@ namespace mmu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-using DD = hn::ScalableTag<double>;
-using DU64 = hn::RebindToUnsigned<DD>;
-using DI64 = hn::RebindToSigned<DD>;
-using DF32 = hn::Rebind<float, DD>;  // half-width floats, one per double lane
-using VD = hn::Vec<DD>;
-using VI64 = hn::Vec<DI64>;
+// Field layout of the lane type.
+template <typename T>
+struct Bits;
+template <>
+struct Bits<double> {
+  static constexpr int kMant = 52;
+  static constexpr int64_t kExpMask = 0x7ff;
+  static constexpr int64_t kMaxNormal = 2046;
+  static constexpr int64_t kBias = 1023;
+};
+template <>
+struct Bits<float> {
+  static constexpr int kMant = 23;
+  static constexpr int32_t kExpMask = 0xff;
+  static constexpr int32_t kMaxNormal = 254;
+  static constexpr int32_t kBias = 127;
+};
 
-HWY_INLINE VD LoadA(const internal::Panel& p, size_t kk, size_t j) {
-  const DD dd;
-  if (p.saj == 0) return hn::Set(dd, static_cast<double>(p.a[kk * p.sa]));
-  return hn::PromoteTo(dd, hn::LoadU(DF32(), p.a + kk * p.sa + j));
+// Biased exponent of each lane (0 for zero and subnormals).
+template <class D, class V>
+HWY_INLINE auto ExponentField(D /*d*/, V v) {
+  using T = hn::TFromD<D>;
+  const hn::RebindToSigned<D> di;
+  return hn::And(hn::ShiftRight<Bits<T>::kMant>(hn::BitCast(di, v)),
+                 hn::Set(di, Bits<T>::kExpMask));
 }
 
-HWY_INLINE VD LoadB(const internal::Panel& p, size_t kk, size_t j) {
-  return hn::PromoteTo(DD(), hn::LoadU(DF32(), p.b + kk * p.sb + j));
+// 2^(e - bias) from a biased exponent e, clamped into the normal range.
+template <class D, class VI>
+HWY_INLINE hn::Vec<D> Pow2Biased(D d, VI e) {
+  using T = hn::TFromD<D>;
+  const hn::RebindToSigned<D> di;
+  e = hn::Min(hn::Max(e, hn::Set(di, 1)), hn::Set(di, Bits<T>::kMaxNormal));
+  return hn::BitCast(d, hn::ShiftLeft<Bits<T>::kMant>(e));
 }
 
-// Biased double exponent of each lane (0 for zero), as int64.
-HWY_INLINE VI64 ExponentField(VD v) {
-  const DI64 di;
-  return hn::And(hn::ShiftRight<52>(hn::BitCast(di, v)), hn::Set(di, 0x7ff));
-}
-
-// 2^(e - 1023) from a biased exponent e, clamped into [1, 2046].
-HWY_INLINE VD Pow2Biased(VI64 e) {
-  const DI64 di;
-  e = hn::Min(hn::Max(e, hn::Set(di, 1)), hn::Set(di, 2046));
-  return hn::BitCast(DD(), hn::ShiftLeft<52>(e));
-}
-
-// Sum of the terms t[0], t[stride], ... (count of them) and `extra` aligned to
-// the largest magnitude with `bits` fraction bits, exactly, as a double.
-// `special` collects lanes with an Inf or NaN term.
-template <int kMode>
-HWY_INLINE VD AlignedSum(const double* HWY_RESTRICT t, size_t count, size_t stride, VD extra,
-                         int bits, VI64* special) {
-  const DD dd;
-  const DI64 di;
-  constexpr size_t kL = hn::MaxLanes(DD());
-  VD amax = hn::Abs(extra);
-  for (size_t i = 0; i < count; ++i) amax = hn::Max(amax, hn::Abs(hn::Load(dd, t + i * stride * kL)));
-  const VI64 emax = ExponentField(amax);
-  *special = hn::Or(*special, hn::VecFromMask(di, hn::Eq(emax, hn::Set(di, 0x7ff))));
-  // scale = 2^(bits - emax), inverse 2^(emax - bits); the clamp in
-  // Pow2Biased only matters when every term is zero.
-  const VI64 w = hn::Set(di, bits);
-  const VD scale = Pow2Biased(hn::Sub(hn::Add(w, hn::Set(di, 2046)), emax));
-  const VD inv = Pow2Biased(hn::Sub(emax, w));
-  auto align = [&](VD x) {
-    const VD y = hn::Mul(x, scale);
+// Sum of the terms t[0], t[stride], ... (count of them) and `extra`, aligned
+// to the exponent of `amax` (the largest magnitude among them) with `bits`
+// fraction bits, exactly. Lanes with an Inf or NaN term, or (floats) whose
+// largest term is too small for the scaling to stay exact, are marked in
+// `special`.
+template <int kMode, class D>
+HWY_INLINE hn::Vec<D> AlignedSum(D d, const hn::TFromD<D>* HWY_RESTRICT t, size_t count,
+                                 size_t stride, hn::Vec<D> extra, hn::Vec<D> amax, int bits,
+                                 hn::Vec<hn::RebindToSigned<D>>* special) {
+  using T = hn::TFromD<D>;
+  const hn::RebindToSigned<D> di;
+  constexpr size_t kL = hn::MaxLanes(D());
+  const auto emax = ExponentField(d, amax);
+  const auto w = hn::Set(di, bits);
+  auto bad = hn::Eq(emax, hn::Set(di, Bits<T>::kExpMask));
+  if constexpr (sizeof(T) == 4) {
+    // scale and its inverse must be normal floats: emax >= bits + 1, unless
+    // every term is zero.
+    bad = hn::Or(bad, hn::And(hn::Lt(emax, hn::Add(w, hn::Set(di, 1))),
+                              hn::RebindMask(di, hn::Ne(amax, hn::Zero(d)))));
+  }
+  *special = hn::Or(*special, hn::VecFromMask(di, bad));
+  // scale = 2^(bits - emax), inverse 2^(emax - bits).
+  const auto scale = Pow2Biased(d, hn::Sub(hn::Add(w, hn::Set(di, 2 * Bits<T>::kBias)), emax));
+  const auto inv = Pow2Biased(d, hn::Sub(emax, w));
+  auto align = [&](hn::Vec<D> x) {
+    const auto y = hn::Mul(x, scale);
     if constexpr (kMode == 0) return hn::Trunc(y);
     if constexpr (kMode == 1) return hn::Floor(y);
     return hn::Round(y);  // ties to even
   };
-  VD s = align(extra);
-  for (size_t i = 0; i < count; ++i) s = hn::Add(s, align(hn::Load(dd, t + i * stride * kL)));
+  auto s = align(extra);
+  for (size_t i = 0; i < count; ++i) s = hn::Add(s, align(hn::Load(d, t + i * stride * kL)));
   return hn::Mul(s, inv);
 }
 
 // Rounds exact doubles into fp32 (returned as doubles).
-HWY_INLINE VD RoundFp32(VD v, bool toward_zero, bool flush) {
-  const DD dd;
-  const DI64 di;
-  const DF32 df;
+template <class D>
+HWY_INLINE hn::Vec<D> RoundFp32(D dd, hn::Vec<D> v, bool toward_zero, bool flush) {
+  const hn::RebindToSigned<D> di;
+  const hn::Rebind<float, D> df;
   if (toward_zero) {
-    const VI64 bits = hn::BitCast(di, v);
-    const VI64 e = ExponentField(v);
+    const auto bits = hn::BitCast(di, v);
+    const auto e = ExponentField(dd, v);
     // fp32 keeps 23 fraction bits down to 2^-126 (biased 897), one fewer
     // per binade below, none below 2^-149 (biased 874).
-    const VI64 sub = hn::Sub(hn::Set(di, 897), hn::Min(hn::Max(e, hn::Set(di, 874)), hn::Set(di, 897)));
-    const VI64 drop = hn::Add(hn::Set(di, 29), sub);  // 29..52
-    const VI64 sign = hn::And(bits, hn::Set(di, static_cast<int64_t>(uint64_t{1} << 63)));
-    VI64 kept = hn::AndNot(hn::Sub(hn::Set(di, 1) << drop, hn::Set(di, 1)), bits);
+    const auto sub = hn::Sub(hn::Set(di, 897), hn::Min(hn::Max(e, hn::Set(di, 874)), hn::Set(di, 897)));
+    const auto drop = hn::Add(hn::Set(di, 29), sub);  // 29..52
+    const auto sign = hn::And(bits, hn::Set(di, static_cast<int64_t>(uint64_t{1} << 63)));
+    auto kept = hn::AndNot(hn::Sub(hn::Set(di, 1) << drop, hn::Set(di, 1)), bits);
     kept = hn::IfThenElse(hn::Lt(e, hn::Set(di, 874)), sign, kept);
     v = hn::BitCast(dd, kept);
-    const VD max = hn::Set(dd, 3.4028234663852886e38);
+    const auto max = hn::Set(dd, 3.4028234663852886e38);
     v = hn::IfThenElse(hn::Gt(hn::Abs(v), max), hn::CopySignToAbs(max, v), v);
   }
-  VD r = hn::PromoteTo(dd, hn::DemoteTo(df, v));
+  auto r = hn::PromoteTo(dd, hn::DemoteTo(df, v));
   if (flush) {
-    const VD tiny = hn::Set(dd, 1.1754943508222875e-38);
+    const auto tiny = hn::Set(dd, 1.1754943508222875e-38);
     r = hn::IfThenElse(hn::Lt(hn::Abs(r), tiny), hn::And(r, hn::Set(dd, -0.0)), r);
   }
   return r;
 }
 
-template <int kMode>
+// The block FMA's sum rounded into fp32. Float lanes hold exact sums of at
+// most 24 bits: already fp32 values, and normal ones (AlignedSum sends the
+// rest to the reference), so neither rounding nor flushing changes them.
+template <class D>
+HWY_INLINE hn::Vec<D> Finish(D d, hn::Vec<D> sum, const internal::KernelParams& kp) {
+  if constexpr (sizeof(hn::TFromD<D>) == 8) {
+    return RoundFp32(d, sum, kp.toward_zero, kp.flush_output);
+  } else {
+    (void)kp;
+    return sum;
+  }
+}
+
+// fp32 + fp32 rounded to nearest, in the lane type (innocuous double
+// rounding through double: 53 >= 2 * 24 + 2).
+template <class D>
+HWY_INLINE hn::Vec<D> AddFp32(D d, hn::Vec<D> a, hn::Vec<D> b) {
+  if constexpr (sizeof(hn::TFromD<D>) == 8) {
+    return hn::PromoteTo(d, hn::DemoteTo(hn::Rebind<float, D>(), hn::Add(a, b)));
+  } else {
+    return hn::Add(a, b);
+  }
+}
+
+// One vector of columns starting at j. kSub: 1 or 2 subgroups in registers,
+// 0 any number (the running maxima in memory).
+template <typename T, int kMode, int kSub>
 void BlockPanel(const internal::KernelParams& kp, const internal::Panel& p, size_t j,
                 uint8_t* special_out) {
-  const DD dd;
-  const DI64 di;
-  constexpr size_t kL = hn::MaxLanes(DD());
-  HWY_ALIGN double prod[internal::kMaxKernelGroup * kL];
-  HWY_ALIGN double partial[internal::kMaxKernelGroup * kL];
+  const hn::ScalableTag<T> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using V = hn::Vec<decltype(d)>;
+  constexpr size_t kL = hn::MaxLanes(d);
+  HWY_ALIGN T prod[internal::kMaxKernelGroup * kL];
+  HWY_ALIGN T partial[internal::kMaxKernelGroup * kL];
+  HWY_ALIGN T maxima[internal::kMaxKernelGroup * kL];
+  const T* HWY_RESTRICT a = static_cast<const T*>(p.a);
+  const T* HWY_RESTRICT b = static_cast<const T*>(p.b) + j;
   const size_t group = static_cast<size_t>(kp.group);
-  const size_t sub = static_cast<size_t>(std::max(1, kp.subgroups));
+  const size_t sub = kSub ? static_cast<size_t>(kSub) : static_cast<size_t>(kp.subgroups);
   const size_t interval = kp.promote_every > 0 ? static_cast<size_t>(kp.promote_every) : p.k;
-  VI64 special = hn::Zero(di);
-  VD acc = p.c ? hn::PromoteTo(dd, hn::LoadU(DF32(), p.c + j)) : hn::Zero(dd);
+  auto special = hn::Zero(di);
+  V acc = p.c ? hn::LoadU(d, static_cast<const T*>(p.c) + j) : hn::Zero(d);
   for (size_t s = 0; s < p.k; s += interval) {
     const size_t end = std::min(p.k, s + interval);
-    VD part = kp.promote_every > 0 ? hn::Zero(dd) : acc;
+    V part = kp.promote_every > 0 ? hn::Zero(d) : acc;
     for (size_t g = s; g < end; g += group) {
       const size_t n = std::min(group, end - g);
-      for (size_t t = 0; t < n; ++t) {
-        hn::Store(hn::Mul(LoadA(p, g + t, j), LoadB(p, g + t, j)), dd, prod + t * kL);
+      // Products, and the largest magnitude of each subgroup on the way.
+      V m0 = hn::Zero(d), m1 = hn::Zero(d);
+      if (kSub == 0) {
+        for (size_t r = 0; r < sub; ++r) hn::Store(hn::Zero(d), d, maxima + r * kL);
       }
-      VD sum;
-      if (sub == 1) {
-        sum = AlignedSum<kMode>(prod, n, 1, part, kp.bits, &special);
+      for (size_t t = 0; t < n; ++t) {
+        const size_t kk = g + t;
+        const V av = p.saj == 0 ? hn::Set(d, a[kk * p.sa]) : hn::LoadU(d, a + kk * p.sa + j);
+        const V x = hn::Mul(av, hn::LoadU(d, b + kk * p.sb));
+        hn::Store(x, d, prod + t * kL);
+        if (kSub == 1) {
+          m0 = hn::Max(m0, hn::Abs(x));
+        } else if (kSub == 2) {
+          if (t & 1) {
+            m1 = hn::Max(m1, hn::Abs(x));
+          } else {
+            m0 = hn::Max(m0, hn::Abs(x));
+          }
+        } else {
+          T* m = maxima + (t % sub) * kL;
+          hn::Store(hn::Max(hn::Load(d, m), hn::Abs(x)), d, m);
+        }
+      }
+      V sum;
+      if (kSub == 1) {
+        sum = AlignedSum<kMode>(d, prod, n, 1, part, hn::Max(m0, hn::Abs(part)), kp.bits, &special);
       } else {
+        V m2 = hn::Abs(part);
         for (size_t r = 0; r < sub; ++r) {
           const size_t count = r < n ? (n - r + sub - 1) / sub : 0;
-          hn::Store(AlignedSum<kMode>(prod + r * kL, count, sub, hn::Zero(dd), kp.bits, &special), dd,
-                    partial + r * kL);
+          const V mr = kSub == 2 ? (r == 0 ? m0 : m1) : hn::Load(d, maxima + r * kL);
+          const V pr = AlignedSum<kMode>(d, prod + r * kL, count, sub, hn::Zero(d), mr, kp.bits, &special);
+          hn::Store(pr, d, partial + r * kL);
+          m2 = hn::Max(m2, hn::Abs(pr));
         }
-        sum = AlignedSum<kMode>(partial, sub, 1, part, kp.bits, &special);
+        sum = AlignedSum<kMode>(d, partial, sub, 1, part, m2, kp.bits, &special);
       }
-      part = RoundFp32(sum, kp.toward_zero, kp.flush_output);
+      part = Finish(d, sum, kp);
     }
-    acc = kp.promote_every > 0 ? hn::PromoteTo(dd, hn::DemoteTo(DF32(), hn::Add(acc, part))) : part;
+    acc = kp.promote_every > 0 ? AddFp32(d, acc, part) : part;
   }
-  hn::StoreU(hn::DemoteTo(DF32(), acc), DF32(), p.d + j);
+  hn::StoreU(acc, d, static_cast<T*>(p.d) + j);
   // A lane whose accumulator overflowed to Inf recomputes too (same answer).
-  special = hn::Or(special, hn::VecFromMask(di, hn::Eq(ExponentField(acc), hn::Set(di, 0x7ff))));
-  HWY_ALIGN int64_t flags[kL];
+  special = hn::Or(special, hn::VecFromMask(di, hn::Eq(ExponentField(d, acc),
+                                                       hn::Set(di, Bits<T>::kExpMask))));
+  HWY_ALIGN hn::TFromD<decltype(di)> flags[kL];
   hn::Store(special, di, flags);
   for (size_t l = 0; l < kL; ++l) special_out[j + l] = flags[l] != 0;
 }
@@ -166,20 +236,41 @@ void BlockPanel(const internal::KernelParams& kp, const internal::Panel& p, size
 // Sequential fmaf per lane; only where FMA is a native instruction.
 void FmaPanel(const internal::Panel& p, size_t j) {
   const hn::ScalableTag<float> df;
-  auto acc = p.c ? hn::LoadU(df, p.c + j) : hn::Zero(df);
+  const float* a = static_cast<const float*>(p.a);
+  const float* b = static_cast<const float*>(p.b);
+  auto acc = p.c ? hn::LoadU(df, static_cast<const float*>(p.c) + j) : hn::Zero(df);
   for (size_t kk = 0; kk < p.k; ++kk) {
-    const auto a = p.saj == 0 ? hn::Set(df, p.a[kk * p.sa]) : hn::LoadU(df, p.a + kk * p.sa + j);
-    acc = hn::MulAdd(a, hn::LoadU(df, p.b + kk * p.sb + j), acc);
+    const auto av = p.saj == 0 ? hn::Set(df, a[kk * p.sa]) : hn::LoadU(df, a + kk * p.sa + j);
+    acc = hn::MulAdd(av, hn::LoadU(df, b + kk * p.sb + j), acc);
   }
-  hn::StoreU(acc, df, p.d + j);
+  hn::StoreU(acc, df, static_cast<float*>(p.d) + j);
+}
+
+// Lanes of the kernel's vectors: float lanes when `f32`, else double lanes.
+size_t PanelLanes(bool f32) {
+  return f32 ? hn::Lanes(hn::ScalableTag<float>()) : hn::Lanes(hn::ScalableTag<double>());
+}
+
+template <typename T, int kMode>
+void BlockColumns(const internal::KernelParams& kp, const internal::Panel& p, size_t done,
+                  uint8_t* special) {
+  constexpr size_t kL = hn::MaxLanes(hn::ScalableTag<T>());
+  for (size_t j = 0; j < done; j += kL) {
+    if (kp.subgroups == 1) {
+      BlockPanel<T, kMode, 1>(kp, p, j, special);
+    } else if (kp.subgroups == 2) {
+      BlockPanel<T, kMode, 2>(kp, p, j, special);
+    } else {
+      BlockPanel<T, kMode, 0>(kp, p, j, special);
+    }
+  }
 }
 
 // Columns [0, done) of the panel, done a multiple of the lane count; the
-// caller finishes the rest and every column with special[j] != 0.
-size_t PanelLanes() { return hn::Lanes(DD()); }
-
+// caller finishes the rest and every column with special[j] != 0. The
+// panel's arrays hold floats when kp.f32, else doubles (d: always the lane
+// type; the driver narrows doubles).
 size_t RunPanel(const internal::KernelParams& kp, const internal::Panel& p, uint8_t* special) {
-  constexpr size_t kL = hn::MaxLanes(DD());
   if (kp.fp32_fma) {
 #if HWY_NATIVE_FMA
     constexpr size_t kLF = hn::MaxLanes(hn::ScalableTag<float>());
@@ -192,12 +283,16 @@ size_t RunPanel(const internal::KernelParams& kp, const internal::Panel& p, uint
     return 0;  // MulAdd would round twice: the scalar std::fma loop does it
 #endif
   }
-  const size_t done = p.n / kL * kL;
-  for (size_t j = 0; j < done; j += kL) {
+  const size_t lanes = PanelLanes(kp.f32);
+  const size_t done = p.n / lanes * lanes;
+  if (kp.f32) {
+    if (kp.align_rounding == 0) BlockColumns<float, 0>(kp, p, done, special);
+    else BlockColumns<float, 2>(kp, p, done, special);  // floor never runs on floats
+  } else {
     switch (kp.align_rounding) {
-      case 0: BlockPanel<0>(kp, p, j, special); break;
-      case 1: BlockPanel<1>(kp, p, j, special); break;
-      default: BlockPanel<2>(kp, p, j, special); break;
+      case 0: BlockColumns<double, 0>(kp, p, done, special); break;
+      case 1: BlockColumns<double, 1>(kp, p, done, special); break;
+      default: BlockColumns<double, 2>(kp, p, done, special); break;
     }
   }
   return done;

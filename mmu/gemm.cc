@@ -125,89 +125,173 @@ bool UsesKernel(const GemmConfig& cfg) {
          (p.promote_every == 0 || p.promote_every % p.group == 0);
 }
 
-void Gemm(const GemmConfig& cfg, size_t m, size_t n, size_t k, const float* a, const float* b,
-          const float* c, float* d, GemmNotes* notes, int threads) {
-  const Prepared in = Prepare(cfg, m * k, k * n, c ? m * n : 0, a, b, c, notes, threads);
-  const bool kernel = UsesKernel(cfg);
-  const internal::KernelParams kp = MakeKernelParams(cfg);
-  const size_t lanes = HWY_DYNAMIC_DISPATCH(PanelLanes)();
+namespace {
+
+// Float lanes: products exact in float (fp8 and fp16 inputs: at most 22
+// significand bits, magnitudes in [2^-48, 2^32]) and aligned sums of at most
+// 24 bits; not floor, whose -0 from an underflowed tiny term would be wrong.
+bool FloatLanes(const GemmConfig& cfg) {
+  if (cfg.unit->kind != UnitKind::kBlockFma) return false;
+  auto narrow = [](const Format& f) {
+    const std::string n = BaseName(f.name());
+    return n == "e4m3fn" || n == "e5m2" || n == "fp16";
+  };
+  const BlockFmaParams& p = cfg.mode->params;
+  return narrow(cfg.formats.a) && narrow(cfg.formats.b) &&
+         p.align_rounding != AlignRounding::kFloor &&
+         p.alignment_bits + 1 + CeilLog2(p.group + 2) <= 24;
+}
+
+template <typename T>
+std::vector<T> Widen(const float* x, size_t n) {
+  return std::vector<T>(x, x + n);
+}
+
+// The kernel columns of D = A B + C in lane type T; the rest (tails, special
+// lanes) from the reference.
+template <typename T>
+void GemmKernel(const GemmConfig& cfg, const internal::KernelParams& kp, const Prepared& in,
+                size_t m, size_t n, size_t k, bool has_c, float* d, int threads) {
+  const size_t lanes = HWY_DYNAMIC_DISPATCH(PanelLanes)(sizeof(T) == 4);
+  const bool pack = !kp.fp32_fma;
+  const std::vector<T> a = Widen<T>(in.a.data(), in.a.size());
+  const std::vector<T> c = Widen<T>(in.c.data(), in.c.size());
   // Block-FMA kernels read B in column panels of `lanes` columns, k rows
-  // each, packed contiguously (Eigen's block copy); fp32-fma reads B as is.
-  const bool pack = kernel && !kp.fp32_fma;
+  // each, contiguous (Eigen's block copy); fp32-fma reads B as it is.
   const size_t panels = pack ? n / lanes : 0;
-  std::vector<float> packed(panels * lanes * k);
+  std::vector<T> packed(panels * lanes * k);
   if (pack) {
+    using TMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     Eigen::Map<const RowMajor> bm(in.b.data(), static_cast<Eigen::Index>(k),
                                   static_cast<Eigen::Index>(n));
     for (size_t p = 0; p < panels; ++p) {
-      Eigen::Map<RowMajor>(packed.data() + p * lanes * k, static_cast<Eigen::Index>(k),
-                           static_cast<Eigen::Index>(lanes)) =
-          bm.middleCols(static_cast<Eigen::Index>(p * lanes), static_cast<Eigen::Index>(lanes));
+      Eigen::Map<TMat>(packed.data() + p * lanes * k, static_cast<Eigen::Index>(k),
+                       static_cast<Eigen::Index>(lanes)) =
+          bm.middleCols(static_cast<Eigen::Index>(p * lanes), static_cast<Eigen::Index>(lanes))
+              .template cast<T>();
     }
   }
-  const float* qc = c ? in.c.data() : nullptr;
   const size_t workers =
       std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), m));
   simd::internal::ForEachRange(m, workers, [&](size_t, size_t r0, size_t r1) {
     std::vector<uint8_t> special(n, 0);
+    std::vector<T> row(n);
     for (size_t i = r0; i < r1; ++i) {
-      const float* ai = in.a.data() + i * k;
-      const float* ci = qc ? qc + i * n : nullptr;
-      float* di = d + i * n;
+      const T* ai = a.data() + i * k;
+      const T* ci = has_c ? c.data() + i * n : nullptr;
       size_t done = 0;
-      if (kernel && pack) {
+      if (pack) {
         for (size_t p = 0; p < panels; ++p) {
           internal::Panel panel{ai, 1, 0, packed.data() + p * lanes * k, lanes, k,
-                                ci ? ci + p * lanes : nullptr, di + p * lanes, lanes};
+                                ci ? ci + p * lanes : nullptr, row.data() + p * lanes, lanes};
           HWY_DYNAMIC_DISPATCH(RunPanel)(kp, panel, special.data() + p * lanes);
         }
         done = panels * lanes;
-      } else if (kernel) {
-        internal::Panel panel{ai, 1, 0, in.b.data(), n, k, ci, di, n};
+      } else {
+        internal::Panel panel{ai, 1, 0, in.b.data(), n, k, ci, row.data(), n};
         done = HWY_DYNAMIC_DISPATCH(RunPanel)(kp, panel, special.data());
       }
+      float* di = d + i * n;
+      const float* qci = has_c ? in.c.data() + i * n : nullptr;
       for (size_t j = 0; j < n; ++j) {
-        if (j < done && !special[j]) continue;
-        di[j] = RefAt(cfg, ai, 1, in.b.data() + j, n, k, ci ? ci[j] : 0.0f);
+        if (j < done && !special[j]) {
+          di[j] = static_cast<float>(row[j]);  // an fp32 value already
+        } else {
+          di[j] = RefAt(cfg, in.a.data() + i * k, 1, in.b.data() + j, n, k, qci ? qci[j] : 0.0f);
+        }
       }
     }
   });
 }
 
-void RowwiseDot(const GemmConfig& cfg, size_t m, size_t k, const float* a, const float* b,
-                const float* c, float* d, GemmNotes* notes, int threads) {
-  const Prepared in = Prepare(cfg, m * k, m * k, c ? m : 0, a, b, c, notes, threads);
-  const float* qc = c ? in.c.data() : nullptr;
-  // Lanes run across rows: the kernel reads A and B transposed (k x m).
-  const RowMajor at = Eigen::Map<const RowMajor>(in.a.data(), static_cast<Eigen::Index>(m),
-                                                 static_cast<Eigen::Index>(k)).transpose();
-  const RowMajor bt = Eigen::Map<const RowMajor>(in.b.data(), static_cast<Eigen::Index>(m),
-                                                 static_cast<Eigen::Index>(k)).transpose();
-  const bool kernel = UsesKernel(cfg);
-  const internal::KernelParams kp = MakeKernelParams(cfg);
-  const size_t lanes = HWY_DYNAMIC_DISPATCH(PanelLanes)();
+// Batched dot products: lanes run across rows, over A and B transposed.
+template <typename T>
+void RowwiseKernel(const GemmConfig& cfg, const internal::KernelParams& kp, const Prepared& in,
+                   size_t m, size_t k, bool has_c, float* d, int threads) {
+  using TMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const TMat at = Eigen::Map<const RowMajor>(in.a.data(), static_cast<Eigen::Index>(m),
+                                             static_cast<Eigen::Index>(k)).transpose().template cast<T>();
+  const TMat bt = Eigen::Map<const RowMajor>(in.b.data(), static_cast<Eigen::Index>(m),
+                                             static_cast<Eigen::Index>(k)).transpose().template cast<T>();
+  const std::vector<T> c = Widen<T>(in.c.data(), in.c.size());
+  const size_t lanes = HWY_DYNAMIC_DISPATCH(PanelLanes)(sizeof(T) == 4);
   const size_t block = 64 * lanes;  // rows per work item
   const size_t blocks = (m + block - 1) / block;
   const size_t workers =
       std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), blocks));
   simd::internal::ForEachRange(blocks, workers, [&](size_t, size_t b0, size_t b1) {
     std::vector<uint8_t> special(block, 0);
+    std::vector<T> out(block);
     for (size_t blk = b0; blk < b1; ++blk) {
       const size_t i0 = blk * block;
       const size_t rows = std::min(block, m - i0);
-      size_t done = 0;
-      if (kernel) {
-        internal::Panel panel{at.data() + i0, m, 1, bt.data() + i0, m, k,
-                              qc ? qc + i0 : nullptr, d + i0, rows};
-        done = HWY_DYNAMIC_DISPATCH(RunPanel)(kp, panel, special.data());
-      }
+      internal::Panel panel{at.data() + i0, m, 1, bt.data() + i0, m, k,
+                            has_c ? c.data() + i0 : nullptr, out.data(), rows};
+      const size_t done = HWY_DYNAMIC_DISPATCH(RunPanel)(kp, panel, special.data());
       for (size_t r = 0; r < rows; ++r) {
-        if (r < done && !special[r]) continue;
         const size_t i = i0 + r;
-        d[i] = RefAt(cfg, in.a.data() + i * k, 1, in.b.data() + i * k, 1, k, qc ? qc[i] : 0.0f);
+        if (r < done && !special[r]) {
+          d[i] = static_cast<float>(out[r]);
+        } else {
+          d[i] = RefAt(cfg, in.a.data() + i * k, 1, in.b.data() + i * k, 1, k,
+                       has_c ? in.c[i] : 0.0f);
+        }
       }
     }
   });
+}
+
+internal::KernelParams KernelFor(const GemmConfig& cfg) {
+  internal::KernelParams kp = MakeKernelParams(cfg);
+  kp.f32 = kp.fp32_fma || FloatLanes(cfg);
+  return kp;
+}
+
+}  // namespace
+
+void Gemm(const GemmConfig& cfg, size_t m, size_t n, size_t k, const float* a, const float* b,
+          const float* c, float* d, GemmNotes* notes, int threads) {
+  const Prepared in = Prepare(cfg, m * k, k * n, c ? m * n : 0, a, b, c, notes, threads);
+  if (!UsesKernel(cfg)) {
+    const size_t workers =
+        std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), m));
+    simd::internal::ForEachRange(m, workers, [&](size_t, size_t r0, size_t r1) {
+      for (size_t i = r0; i < r1; ++i) {
+        for (size_t j = 0; j < n; ++j) {
+          d[i * n + j] = RefAt(cfg, in.a.data() + i * k, 1, in.b.data() + j, n, k,
+                               c ? in.c[i * n + j] : 0.0f);
+        }
+      }
+    });
+    return;
+  }
+  const internal::KernelParams kp = KernelFor(cfg);
+  if (kp.f32) {
+    GemmKernel<float>(cfg, kp, in, m, n, k, c != nullptr, d, threads);
+  } else {
+    GemmKernel<double>(cfg, kp, in, m, n, k, c != nullptr, d, threads);
+  }
+}
+
+void RowwiseDot(const GemmConfig& cfg, size_t m, size_t k, const float* a, const float* b,
+                const float* c, float* d, GemmNotes* notes, int threads) {
+  const Prepared in = Prepare(cfg, m * k, m * k, c ? m : 0, a, b, c, notes, threads);
+  if (!UsesKernel(cfg)) {
+    const size_t workers =
+        std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), m));
+    simd::internal::ForEachRange(m, workers, [&](size_t, size_t r0, size_t r1) {
+      for (size_t i = r0; i < r1; ++i) {
+        d[i] = RefAt(cfg, in.a.data() + i * k, 1, in.b.data() + i * k, 1, k, c ? in.c[i] : 0.0f);
+      }
+    });
+    return;
+  }
+  const internal::KernelParams kp = KernelFor(cfg);
+  if (kp.f32) {
+    RowwiseKernel<float>(cfg, kp, in, m, k, c != nullptr, d, threads);
+  } else {
+    RowwiseKernel<double>(cfg, kp, in, m, k, c != nullptr, d, threads);
+  }
 }
 
 void GemmRef(const GemmConfig& cfg, size_t m, size_t n, size_t k, const float* a, const float* b,

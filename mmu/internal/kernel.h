@@ -12,6 +12,7 @@ namespace internal {
 
 struct KernelParams {
   bool fp32_fma = false;  // sequential fmaf instead of block FMAs
+  bool f32 = false;       // block FMAs on float lanes (else double lanes)
   int group = 1;
   int subgroups = 1;
   int bits = 23;          // alignment bits; the kernel needs bits + 1 + log2(group + 1) <= 53
@@ -23,16 +24,17 @@ struct KernelParams {
 
 // The columns of one panel: d[j] = c[j] + sum_kk a(kk, j) * b[kk * sb + j]
 // for j < n, with a(kk, j) = a[kk * sa + j * saj] (saj = 0: one a per kk,
-// broadcast). c may be null (zeros).
+// broadcast; saj = 1: a row of lanes). c may be null (zeros). Every array
+// holds the kernel's lane type: float for fp32_fma and f32, else double.
 struct Panel {
-  const float* a;
+  const void* a;
   size_t sa;
   size_t saj;
-  const float* b;
+  const void* b;
   size_t sb;
   size_t k;
-  const float* c;
-  float* d;
+  const void* c;
+  void* d;
   size_t n;
 };
 
