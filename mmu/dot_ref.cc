@@ -270,12 +270,43 @@ float ExactDotRef(const Format& out, Rounding rounding, const float* a, size_t s
   return static_cast<float>(neg ? -v : v);
 }
 
+float ExactDot(const Format& out, Rounding rounding, const float* a, size_t sa, const float* b,
+               size_t sb, size_t k, float c) {
+  // Every term as +-m * 2^e with m < 2^53; when all of them fit one 124-bit
+  // window with room for the carries, an __int128 holds the exact sum.
+  std::vector<Term<Int128>> terms;
+  terms.reserve(k + 1);
+  bool special = !std::isfinite(c);
+  if (c != 0 && !special) terms.push_back(FromDouble<Int128>(c));
+  for (size_t i = 0; i < k && !special; ++i) {
+    const double x = static_cast<double>(a[i * sa]) * static_cast<double>(b[i * sb]);
+    special = !std::isfinite(x);
+    if (x != 0) terms.push_back(FromDouble<Int128>(x));
+  }
+  if (special || terms.empty()) return ExactDotRef(out, rounding, a, sa, b, sb, k, c);
+  int lo = std::numeric_limits<int>::max(), hi = std::numeric_limits<int>::min();
+  for (const Term<Int128>& t : terms) {
+    lo = std::min(lo, t.exp);
+    hi = std::max(hi, t.exp + 53);
+  }
+  int carry = 1;
+  while ((size_t{1} << carry) <= terms.size()) ++carry;
+  if (hi - lo + carry > 124) return ExactDotRef(out, rounding, a, sa, b, sb, k, c);
+  Int128 s = 0;
+  for (const Term<Int128>& t : terms) {
+    const Int128 v = t.mag << (t.exp - lo);
+    s += t.neg ? -v : v;
+  }
+  const bool neg = s < 0;
+  return RoundTerm(Term<Int128>{neg, neg ? -s : s, lo}, out, rounding, /*flush_subnormal=*/false);
+}
+
 float DotRef(UnitKind kind, const BlockFmaParams& p, const DotFormats& f, const float* a, size_t sa,
              const float* b, size_t sb, size_t k, float c) {
   switch (kind) {
     case UnitKind::kBlockFma: return BlockFmaDotRef(p, f, a, sa, b, sb, k, c);
     case UnitKind::kFp32Fma: return Fp32FmaDotRef(a, sa, b, sb, k, c);
-    case UnitKind::kExact: return ExactDotRef(f.out, f.rounding, a, sa, b, sb, k, c);
+    case UnitKind::kExact: return ExactDot(f.out, f.rounding, a, sa, b, sb, k, c);
   }
   return 0.0f;
 }

@@ -43,6 +43,12 @@ float Fp32FmaDotRef(const float* a, size_t sa, const float* b, size_t sb, size_t
 float ExactDotRef(const Format& out, Rounding rounding, const float* a, size_t sa, const float* b,
                   size_t sb, size_t k, float c);
 
+// ExactDotRef's result, fast: an __int128 fixed-point sum when every term
+// fits one 124-bit window (fp8/fp16/bf16 products of moderate spread), else
+// ExactDotRef itself. The `exact` unit runs this.
+float ExactDot(const Format& out, Rounding rounding, const float* a, size_t sa, const float* b,
+               size_t sb, size_t k, float c);
+
 // Dispatches on the unit's kind.
 float DotRef(UnitKind kind, const BlockFmaParams& p, const DotFormats& f, const float* a, size_t sa,
              const float* b, size_t sb, size_t k, float c);

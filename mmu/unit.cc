@@ -23,7 +23,7 @@ constexpr const char* kDeepSeek = "DeepSeek-V3 report 2024";
 
 const std::vector<std::string> kFp8 = {"e4m3fn", "e5m2"};
 const std::vector<std::string> kHalf = {"fp16", "bf16"};
-const std::vector<std::string> kAll = {"e4m3fn", "e5m2", "fp16", "bf16", "tf32", "fp32"};
+const std::vector<std::string> kAll = {"fp32", "tf32", "bf16", "fp16", "e4m3fn", "e5m2"};
 
 const std::vector<OutputMode> kFp32Rz = {{"fp32", Rounding::kTowardZero}};
 const std::vector<OutputMode> kFp32RzFp16Rn = {{"fp32", Rounding::kTowardZero},

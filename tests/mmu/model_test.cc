@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "formats/format.h"
@@ -196,6 +197,27 @@ TEST(MmuModel, UnlimitedAlignmentInGroupsIsTheExactDotPerGroup) {
       c = ExactDotRef(f.out, f.rounding, a.data() + g, 1, b.data() + g, 1, std::min(group, k - g), c);
     }
     ASSERT_EQ(model, c) << rep;
+  }
+}
+
+TEST(MmuModel, FastExactDotEqualsTheMultiprecisionOne) {
+  std::mt19937 rng(15);
+  for (const char* in : {"e4m3fn", "e5m2", "fp16", "bf16", "fp32"}) {
+    for (Rounding r : {Rounding::kNearestEven, Rounding::kTowardZero}) {
+      for (const char* out : {"fp32", "fp16", "bf16"}) {
+        const DotFormats f = Fmts(in, r, out);
+        for (size_t k : {1u, 9u, 300u}) {
+          // Narrow spreads take the __int128 path, wide ones (bf16, fp32
+          // over 60 binades) the multiprecision one; both must agree.
+          const int octaves = std::string(in) == "fp32" ? 60 : 12;
+          const std::vector<float> a = Random(f.a, k, octaves, &rng), b = Random(f.b, k, octaves, &rng);
+          const float c = rng() % 3 == 0 ? 0.0f : Random(F(out), 1, 10, &rng)[0];
+          const float fast = ExactDot(f.out, r, a.data(), 1, b.data(), 1, k, c);
+          const float ref = ExactDotRef(f.out, r, a.data(), 1, b.data(), 1, k, c);
+          ASSERT_EQ(std::memcmp(&fast, &ref, sizeof(float)), 0) << in << " " << out << " k=" << k;
+        }
+      }
+    }
   }
 }
 
