@@ -44,6 +44,7 @@ void AddRecommendCommand(CLI::App* app, Command* selected);
 void AddReportCommand(CLI::App* app, Command* selected);
 void AddAnalyzeCommand(CLI::App* app, Command* selected);
 void AddCheckCommand(CLI::App* app, Command* selected);
+void AddGemmCommand(CLI::App* app, Command* selected);
 void AddReplayCommand(CLI::App* app, Command* selected);  // needs the tracker (torch)
 
 // The formats table (`lpsim formats`), shared with `lpsim demo`.

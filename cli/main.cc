@@ -4,6 +4,7 @@
 //   lpsim formats [--json]
 //   lpsim quantize --format e4m3fn IN.npy OUT.npy [--json]
 //   lpsim demo [--formats e4m3fn,e5m2] [--json]
+//   lpsim gemm --unit h100 A.npy B.npy D.npy [--json]
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   AddReportCommand(&app, &run);
   AddAnalyzeCommand(&app, &run);
   AddCheckCommand(&app, &run);
+  AddGemmCommand(&app, &run);
 #ifdef LPSIM_HAVE_TRACKER
   AddDemoCommand(&app, &run);
   AddReplayCommand(&app, &run);
