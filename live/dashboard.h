@@ -15,6 +15,7 @@ namespace lpsim::live {
 
 inline constexpr const char kDashboardHtml[] = R"HTML(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>lpsim live</title>
+<link rel="icon" href="data:,">
 <style>
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#222;background:#fafafa}
 header{background:#1f3b57;color:#fff;padding:12px 24px}
@@ -177,10 +178,12 @@ function renderKnobs(knobs) {
 
 // ---- scalars --------------------------------------------------------------------
 let scalarRows = [];
-function scalarSpec() {
+// Embedded with the rows it has (a facet laid out on no data stays
+// collapsed), again when a new scalar name appears; otherwise changesets.
+function scalarSpec(rows) {
   const x = {field: 'step', type: 'quantitative', title: 'step'};
   const y = {field: 'value', type: 'quantitative', scale: {zero: false}, title: null, axis: {format: '~g', tickCount: 4}};
-  return {$schema: SCHEMA, data: {name: 'scalars'},
+  return {$schema: SCHEMA, datasets: {scalars: rows}, data: {name: 'scalars'},
     facet: {row: {field: 'name', type: 'nominal', title: null, header: {labelAngle: 0, labelAlign: 'left', labelFontWeight: 'bold'}}},
     resolve: {scale: {y: 'independent'}},
     spec: {width: 520, height: 90, mark: {type: 'line', point: false}, encoding: {x: x, y: y}}};
@@ -326,13 +329,14 @@ function tick() {
     scalarRows.push(...rows);
     const drop = Math.max(0, scalarRows.length - MAX_SCALARS);
     const gone = drop ? new Set(scalarRows.splice(0, drop)) : null;
-    if (views.scalars) {
+    const names = [...new Set(scalarRows.map((d) => d.name))].sort().join('\u0001');
+    if (views.scalars && names === state.scalarNames) {
       views.scalars.change('scalars', vega.changeset().insert(rows).remove((d) => gone !== null && gone.has(d))).run();
     } else if (!state.embeddingScalars) {
       state.embeddingScalars = true;
-      work.push(vegaEmbed('#scalars', scalarSpec(), opts).then((res) => {
+      state.scalarNames = names;
+      work.push(vegaEmbed('#scalars', scalarSpec(scalarRows.slice()), opts).then((res) => {
         views.scalars = res.view; state.embeddingScalars = false;
-        res.view.change('scalars', vega.changeset().insert(scalarRows.slice())).run();
       }));
     }
   }
