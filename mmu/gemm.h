@@ -18,7 +18,7 @@
 
 #include "formats/format.h"
 #include "formats/reference.h"
-#include "formats/status.h"
+#include "core/status.h"
 #include "mmu/dot_ref.h"
 #include "mmu/unit.h"
 

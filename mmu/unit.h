@@ -25,7 +25,7 @@
 
 #include "formats/format.h"
 #include "formats/reference.h"
-#include "formats/status.h"
+#include "core/status.h"
 
 namespace lpsim {
 namespace mmu {
