@@ -84,6 +84,10 @@ struct StepAnalyzerOptions {
   bool recording = true;                // false on ranks other than 0
   bool checks = true;
   CheckConfig check_config = CheckConfig::Defaults();
+  // Not empty: the rules see, per role, only the FormatRecord of the format
+  // with this name (none for a role not in the map); the store and
+  // on_record still get every format (TrackerOptions::judge_formats).
+  std::map<Role, std::string> judge_formats;
   std::function<void(const TensorRecord&)> on_record;
   // Distributed (inline mode): amax and results reduced over the ranks.
   std::function<float(float)> reduce_amax;

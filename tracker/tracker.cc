@@ -169,6 +169,17 @@ Status Tracker::Impl::Init(Tracker* owner) {
     if (!f.ok()) return f.status();
     formats_.push_back(f.value());
   }
+  for (auto& [role, spec] : opt_.judge_formats) {
+    StatusOr<Format> f = ParseOr(spec, "TrackerOptions.judge_formats");
+    if (!f.ok()) return f.status();
+    bool candidate = false;
+    for (const Format& c : formats_) candidate |= c.name() == f.value().name();
+    if (!candidate) {
+      return Status::Error("TrackerOptions.judge_formats: the format of role " + ToString(role) + ", '" + spec +
+                           "', is not one of TrackerOptions.formats; add it there");
+    }
+    spec = f.value().name();
+  }
   {
     StatusOr<Format> f = ParseOr(opt_.simulate_forward, "TrackerOptions.simulate_forward");
     if (!f.ok()) return f.status();
@@ -176,6 +187,10 @@ Status Tracker::Impl::Init(Tracker* owner) {
     StatusOr<Format> b = ParseOr(opt_.simulate_backward, "TrackerOptions.simulate_backward");
     if (!b.ok()) return b.status();
     sim_bwd_ = b.value();
+    if (opt_.simulate_saturate) {  // as hardware casts do (TrackerOptions)
+      sim_fwd_ = sim_fwd_.WithSaturate(true);
+      sim_bwd_ = sim_bwd_.WithSaturate(true);
+    }
   }
   if (opt_.every < 1) return Status::Error("TrackerOptions.every must be >= 1 (got " + std::to_string(opt_.every) + ")");
   if (opt_.threads < 1) opt_.threads = 1;
@@ -234,6 +249,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
     a.recording = rank_ == 0;
     a.checks = opt_.checks;
     a.check_config = opt_.check_config;
+    a.judge_formats = opt_.judge_formats;  // names, validated above
     a.on_record = opt_.on_record;
     // Policies that act on the step itself need its findings before step()
     // returns; collectives must keep one order on every rank.
@@ -429,14 +445,26 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
   result.tracked = Tracking();
   torch::NoGradGuard no_grad;
 
-  // 1. Loss and gradients must be finite before anything is applied.
+  // 1. Loss and gradients must be finite before anything is applied: the
+  // gradients as the optimizer would receive them, so in simulate mode after
+  // their fake quantization (kept aside: the records see them as computed).
   const double loss_value = loss.defined() ? loss.detach().item<double>() : 0.0;
   std::string bad;
   if (!std::isfinite(loss_value)) bad = "loss is " + std::to_string(loss_value);
-  for (const Param& p : params_) {
-    if (!bad.empty()) break;
+  // Every parameter is cast even after a bad one: with a process group the
+  // casts' amax reductions must happen in the same order on every rank.
+  std::vector<torch::Tensor> sim_grads(params_.size());
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Param& p = params_[i];
     const torch::Tensor& g = p.tensor.grad();
-    if (g.defined() && !AllFinite(g)) bad = "gradient of '" + p.name + "' is not finite";
+    if (!g.defined()) continue;
+    if (bad.empty() && !AllFinite(g)) bad = "gradient of '" + p.name + "' is not finite";
+    if (!opt_.simulate || !p.master.defined()) continue;
+    sim_grads[i] = FakeQuant(sim_bwd_, p.name, Role::kWeightGrad, g);
+    if (bad.empty() && !AllFinite(sim_grads[i])) {
+      bad = "gradient of '" + p.name + "' is not finite after its cast to " + sim_bwd_.name() +
+            " with " + RecipeFor(Role::kWeightGrad).Name() + " scaling";
+    }
   }
   if (opt_.process_group) {  // every rank skips if any rank saw a non-finite value
     torch::Tensor flag = torch::full({1}, bad.empty() ? 0.0f : 1.0f);
@@ -491,8 +519,7 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
     for (size_t i = 0; i < params_.size(); ++i) {
       Param& p = params_[i];
       if (opt_.simulate && p.master.defined()) {
-        torch::Tensor& g = p.tensor.mutable_grad();
-        if (g.defined()) g.copy_(FakeQuant(sim_bwd_, p.name, Role::kWeightGrad, g));
+        if (sim_grads[i].defined()) p.tensor.mutable_grad().copy_(sim_grads[i]);
         p.tensor.copy_(p.master);  // the update applies to the fp32 master weights
       }
       if (ratios && Selected(p.name, Role::kWeight)) {

@@ -59,9 +59,24 @@ struct TrackerOptions {
   // fake-quantized to simulate_forward, activation and weight gradients to
   // simulate_backward (straight-through), fp32 master weights kept; each with
   // the recipe of its role. Analysis still sees the unquantized values.
+  //
+  // Per-tensor delayed scaling starts as Transformer Engine's DelayedScaling
+  // does: scale 1.0 and an amax history of zeros, so the first cast of each
+  // tensor is unscaled, and the scale follows max * 2^-margin / max(history)
+  // from the next step on. That scale has no headroom: a tensor whose amax
+  // exceeds its whole history (the norm in early training) lands beyond the
+  // format's max. Hardware FP8 conversions clamp there (CUDA's __nv_fp8_*
+  // constructors and TE's casts use __NV_SATFINITE), so simulate-mode casts
+  // saturate by default and neither an empty history nor a grown amax turns
+  // into Inf/NaN; set simulate_saturate = false to get the formats' own
+  // overflow rule (e4m3fn: NaN, e5m2: Inf).
+  //
+  // The gradients are checked for Inf/NaN as the optimizer receives them,
+  // i.e. after their fake quantization: a non-finite one skips the update.
   bool simulate = false;
   std::string simulate_forward = "e4m3fn";
   std::string simulate_backward = "e5m2";
+  bool simulate_saturate = true;
   int threads = 1;             // analyze threads per tensor
   // Analyze, check and store on a background thread: a tracked step then
   // costs the training thread one copy of each tracked tensor, and the
@@ -87,6 +102,19 @@ struct TrackerOptions {
   // StepResult::stop, capture writes a capture folder of the step.
   bool checks = true;
   CheckConfig check_config = CheckConfig::Defaults();
+  // Judge each tensor in its role's format: when not empty, the rules see
+  // only the counts of the format named for the tensor's role (one of
+  // `formats`), and roles absent from the map get no low-precision findings;
+  // the run database keeps every candidate format (for `recommend`). Empty:
+  // every candidate format is judged. JudgeAsHybridFp8() fills it as fp8
+  // training runs: forward roles in e4m3fn, gradients in e5m2, optimizer
+  // state not cast.
+  std::map<Role, std::string> judge_formats;
+  static std::map<Role, std::string> JudgeAsHybridFp8(const std::string& forward = "e4m3fn",
+                                                      const std::string& backward = "e5m2") {
+    return {{Role::kActivation, forward}, {Role::kWeight, forward},
+            {Role::kActivationGrad, backward}, {Role::kWeightGrad, backward}};
+  }
   // On a non-finite loss or gradient (the update is skipped), write
   // RUN_DIR/captures/step_N/ (tracker/capture.h) and a captures row.
   bool capture_nonfinite = true;
