@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Set up, build, and run every test (ctest). The all-2^32 sweeps carry the
-# label `exhaustive` and run only on demand:
-#   (cd build && ctest -L exhaustive)
+# Set up, build, and run every test (ctest). Long suites run only on demand:
+# the all-2^32 sweeps (label `exhaustive`) and simulate mode's full matrix of
+# models x recipes (label `simulate_long`):
+#   (cd build && ctest -L exhaustive)   (cd build && ctest -L simulate_long)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 cd build
-ctest -j "$(nproc)" -LE exhaustive --output-on-failure "$@"
+ctest -j "$(nproc)" -LE "exhaustive|simulate_long" --output-on-failure "$@"
