@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/bits.h"
 #include "formats/fixed_sum.h"
 #include "simd/internal/cast_params.h"
 #include "simd/internal/parallel.h"
@@ -33,10 +34,7 @@ float Widen(internal::AnalyzeJob::Source source, const void* src, size_t i) {
   switch (source) {
     case internal::AnalyzeJob::kF32: return static_cast<const float*>(src)[i];
     case internal::AnalyzeJob::kBf16: {
-      const uint32_t b = static_cast<uint32_t>(static_cast<const uint16_t*>(src)[i]) << 16;
-      float x;
-      std::memcpy(&x, &b, sizeof x);
-      return x;
+      return FloatOf(static_cast<uint32_t>(static_cast<const uint16_t*>(src)[i]) << 16);
     }
     case internal::AnalyzeJob::kFp16: break;
   }

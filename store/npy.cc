@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/bits.h"
 #include "core/output.h"
 
 namespace lpsim {
@@ -88,9 +89,7 @@ float HalfToFloat(uint16_t h) {
     }
     bits = sign | (static_cast<uint32_t>(e) << 23) | ((m & 0x3ffu) << 13);
   }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+  return FloatOf(bits);
 }
 
 bool MulOverflows(size_t a, size_t b, size_t* out) {
@@ -472,10 +471,7 @@ StatusOr<NpyArray> Decode(ByteSource* src) {
       for (size_t j = 0; j < n; ++j) {
         const uint8_t* p = buf.data() + j * item_size;
         if (out.source_dtype == NpyDtype::kFloat32) {
-          const uint32_t bits = LoadLe(p, 4);
-          float f;
-          std::memcpy(&f, &bits, sizeof f);
-          out.data.push_back(f);
+          out.data.push_back(FloatOf(LoadLe(p, 4)));
         } else if (out.source_dtype == NpyDtype::kFloat16) {
           out.data.push_back(HalfToFloat(static_cast<uint16_t>(LoadLe(p, 2))));
         } else {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "checks/check_config.h"
+#include "core/bits.h"
 
 namespace lpsim {
 
@@ -69,9 +70,7 @@ namespace {
 double LogBinValue(size_t b) {
   const int shift = 23 - TensorStats::kLogMantissaBits;
   const uint32_t bits = (static_cast<uint32_t>(b) << shift) | (1u << (shift - 1));
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+  return FloatOf(bits);
 }
 
 }  // namespace

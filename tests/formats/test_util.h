@@ -16,22 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "core/bits.h"
 #include "formats/format.h"
 
 namespace lpsim {
 namespace testing_util {
 
-inline uint32_t FloatBits(float x) {
-  uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-
-inline float BitsFloat(uint32_t b) {
-  float x;
-  std::memcpy(&x, &b, sizeof x);
-  return x;
-}
+inline uint32_t FloatBits(float x) { return BitsOf(x); }
+inline float BitsFloat(uint32_t b) { return FloatOf(b); }
 
 // The built-in called `name`; aborts the test binary when it is missing, since
 // every caller names a format of docs/formats.md "Built-in formats".

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bits.h"
 #include "formats/format.h"
 #include "formats/reference.h"
 #include "simd/targets.h"
@@ -21,16 +22,8 @@
 namespace lpsim {
 namespace testing_simd {
 
-inline uint32_t Bits(float x) {
-  uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-inline float FromBits(uint32_t b) {
-  float x;
-  std::memcpy(&x, &b, sizeof x);
-  return x;
-}
+inline uint32_t Bits(float x) { return BitsOf(x); }
+inline float FromBits(uint32_t b) { return FloatOf(b); }
 
 // Built-ins, their :sat / :ftz variants where they change anything, and custom
 // specs that exercise other corners of the encoder (m = 0 with zero, odd
