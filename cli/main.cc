@@ -2,6 +2,7 @@
 // file (commands.h).
 //
 //   lpsim formats [--json]
+//   lpsim targets [--target NAME] [--json]
 //   lpsim quantize --format e4m3fn IN.npy OUT.npy [--json]
 //   lpsim demo [--formats e4m3fn,e5m2] [--json]
 #include <CLI/CLI.hpp>
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   AddReportCommand(&app, &run);
   AddAnalyzeCommand(&app, &run);
   AddCheckCommand(&app, &run);
+  AddTargetsCommand(&app, &run);
 #ifdef LPSIM_HAVE_TRACKER
   AddDemoCommand(&app, &run);
   AddReplayCommand(&app, &run);
