@@ -8,6 +8,7 @@
 //
 //   lpsim analyze model.pt --formats e4m3fn,e5m2 --report model.html
 //   lpsim analyze weights/ --json
+//   lpsim analyze model.pt --target int8-npu,b200-nvfp4 [--role weight]
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "core/output.h"
+#include "core/target.h"
 #include "report/html.h"
 #include "report/recommend.h"
 #include "simd/analyze.h"
@@ -105,6 +107,8 @@ Status ReadInputs(const std::filesystem::path& p, const std::string& prefix,
 struct AnalyzeArgs {
   std::string path;
   std::vector<std::string> formats = {"e4m3fn", "e5m2", "bf16"};
+  std::vector<std::string> targets;
+  std::string role = "weight";
   std::string report;
   bool json = false;
 };
@@ -125,6 +129,10 @@ int RunAnalyze(const AnalyzeArgs& a) {
   if (formats.size() > kMaxAnalyzeFormats) {
     return fail("at most " + std::to_string(kMaxAnalyzeFormats) + " formats", kExitBadInput);
   }
+  StatusOr<TargetRole> role = ParseTargetRole(a.role);
+  if (!role.ok()) return fail("--role: " + role.status().message(), kExitBadInput);
+  StatusOr<std::vector<Target>> targets = LoadTargets(a.targets);
+  if (!targets.ok()) return fail("--target: " + targets.status().message(), kExitBadInput);
   std::vector<fs::path> files;
   std::error_code ec;
   if (fs::is_directory(a.path, ec)) {
@@ -158,7 +166,20 @@ int RunAnalyze(const AnalyzeArgs& a) {
     return fail("no floating-point tensors in " + a.path, kExitBadInput);
   }
   std::vector<TensorRecord> records;
+  // Per tensor, per target: the role's simulation (clipping = overflow,
+  // underflow and the rounding error as SNR).
+  std::vector<std::vector<CastCounts>> on_target;
   for (Input& in : inputs) {
+    on_target.emplace_back();
+    for (const Target& t : *targets) {
+      const RoleSpec& spec = t.role(*role);
+      const auto [rows, cols] = RoleMatrixShape(spec, in.shape);
+      RoleQuantizer q(spec);
+      std::vector<float> out(in.data.size());
+      CastCounts c;
+      q.Quantize(in.data.data(), rows, cols, {}, out.data(), &c);
+      on_target.back().push_back(c);
+    }
     const AnalyzeResult pre = simd::Analyze(in.data.data(), in.data.size(), {});
     std::vector<FormatSlot> slots;
     for (const Format& f : formats) slots.push_back({f, CurrentScale(f, pre.stats.max_abs)});
@@ -184,6 +205,11 @@ int RunAnalyze(const AnalyzeArgs& a) {
   if (!a.report.empty()) {
     ReportOptions o;
     o.recommend = ropt;
+    for (const Target& tg : *targets) {
+      for (ExtraRange& x : TargetRanges(tg)) {
+        if (x.role == Role::kWeight) o.extra_ranges.push_back(std::move(x));
+      }
+    }
     StatusOr<std::string> html = RenderRecordsReport("lpsim analyze: " + a.path, records, o);
     if (!html.ok()) return fail(html.status().message(), kExitBadInput);
     Status s = WriteOutput(a.report, *html);
@@ -199,6 +225,17 @@ int RunAnalyze(const AnalyzeArgs& a) {
         c["recipe"] = "current";
         c["scale"] = r.formats[i].scale;
         t["formats"][r.formats[i].format] = c;
+      }
+      const size_t k = static_cast<size_t>(&r - records.data());
+      for (size_t i = 0; i < targets->size(); ++i) {
+        const RoleSpec& spec = (*targets)[i].role(*role);
+        nlohmann::ordered_json c = CountsJson(
+            spec.storage == RoleSpec::Storage::kFloat ? spec.format : *ParseFormat("fp32:sat"),
+            on_target[k][i]);
+        c["role"] = a.role;
+        c["format"] = spec.StorageName();
+        c["scaling"] = spec.scaling.Name();
+        t["targets"][(*targets)[i].name] = c;
       }
       j["tensors"].push_back(t);
     }
@@ -228,6 +265,33 @@ int RunAnalyze(const AnalyzeArgs& a) {
     t.AddRow(row);
   }
   std::cout << "Per tensor, with per-tensor current scaling:\n" << t.Render() << "\n";
+  if (!targets->empty()) {
+    std::vector<Column> tcols = {{"tensor", false}};
+    for (const Target& tg : *targets) {
+      tcols.push_back({tg.name + " clip%", true});
+      tcols.push_back({"under%", true});
+      tcols.push_back({"SNR dB", true});
+    }
+    Table tt(tcols);
+    for (size_t k = 0; k < records.size(); ++k) {
+      std::vector<std::string> row = {records[k].name};
+      for (const CastCounts& c : on_target[k]) {
+        row.push_back(Percent(c.overflow, c.numel));
+        row.push_back(Percent(c.underflow, c.numel));
+        row.push_back(Decibels(c.SnrDb()));
+      }
+      tt.AddRow(row);
+    }
+    std::cout << "Per tensor as the targets store a " << a.role
+              << " (clip = clamped to the largest value, under = lost to zero):\n"
+              << tt.Render() << "\n";
+    for (const Target& tg : *targets) {
+      const RoleSpec& spec = tg.role(*role);
+      std::cout << "  " << tg.name << ": " << spec.StorageName() << ", " << spec.scaling.Name()
+                << " scaling\n";
+    }
+    std::cout << "\n";
+  }
   for (const std::string& n : notes) std::cout << "Note: " << n << "\n";
   if (!notes.empty()) std::cout << "\n";
   std::cout << RecommendationTable(*rec);
@@ -248,6 +312,13 @@ void AddAnalyzeCommand(CLI::App* app, Command* selected) {
       ->required();
   cmd->add_option("--formats", args->formats, "candidate formats (comma separated)")
       ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--target", args->targets,
+                  "also simulate each tensor as these hardware targets store it (names or .json "
+                  "paths, comma separated; lpsim targets lists them)")
+      ->delimiter(',');
+  cmd->add_option("--role", args->role,
+                  "the role the tensors play on the targets (default weight)")
       ->capture_default_str();
   cmd->add_option("--report", args->report, "also write the HTML report here");
   cmd->add_flag("--json", args->json, "print the result as JSON");

@@ -8,11 +8,14 @@
 //
 //   lpsim check runs/demo
 //   lpsim check runs/demo --rules my_rules.json --json
+//   lpsim check runs/demo --target b200-nvfp4
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -21,11 +24,15 @@
 
 #include "checks/checker.h"
 #include "cli/commands.h"
+#include "core/target.h"
+#include "report/recommend.h"
+#include "simd/scaling.h"
 #include "store/run_db.h"
 
 namespace lpsim::cli {
 
-StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const CheckConfig& config) {
+StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const CheckConfig& config,
+                                              const std::function<void(TensorRecord*)>& rewrite) {
   StatusOr<std::vector<ScalarRecord>> scalars = reader.Scalars();
   if (!scalars.ok()) return scalars.status();
   StatusOr<std::vector<int64_t>> record_steps = reader.Steps();
@@ -53,6 +60,7 @@ StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const Che
       end_through(r.step - 1);
       open_step = r.step;
     }
+    if (rewrite) rewrite(&r);
     checker.Add(r);
     return Status();
   });
@@ -66,7 +74,68 @@ namespace {
 struct CheckArgs {
   std::string run;
   std::string rules;
+  std::string target;
   bool json = false;
+};
+
+TargetRole ToTargetRole(Role r) {
+  switch (r) {
+    case Role::kActivation: return TargetRole::kActivation;
+    case Role::kActivationGrad: return TargetRole::kActivationGrad;
+    case Role::kWeightGrad: return TargetRole::kWeightGrad;
+    case Role::kOptimizerState: return TargetRole::kOptimizerState;
+    default: return TargetRole::kWeight;
+  }
+}
+
+// --target: each record's simulated formats are replaced by the target's
+// format for its role, with counts estimated from the record's histograms
+// (report/recommend.h; worst-case bounds for underflow and overflow), so the
+// format-aware rules judge the target. Integer and block floating-point
+// roles get no format record (the histograms cannot say what they do).
+class TargetRewrite {
+ public:
+  explicit TargetRewrite(Target t) : target_(std::move(t)) {}
+  void operator()(TensorRecord* r) {
+    r->formats.clear();
+    const RoleSpec& spec = target_.role(ToTargetRole(r->role));
+    if (spec.storage != RoleSpec::Storage::kFloat) return;
+    const Format& f = spec.format;
+    const TargetScaling& s = spec.scaling;
+    float scale = 1.0f;
+    CastEstimate e;
+    if (s.kind == TargetScaling::Kind::kBlock) {
+      e = EstimateBlockCast(r->stats, f, s.block, r->shape);
+    } else {
+      if (s.kind == TargetScaling::Kind::kCurrent) {
+        scale = CurrentScale(f, r->stats.max_abs, s.scale);
+      } else if (s.kind == TargetScaling::Kind::kDelayed) {
+        auto [it, fresh] = delayed_.try_emplace(std::string(ToString(r->role)) + "|" + r->name,
+                                                f, DelayedScaler::Options{s.history, s.algo, s.scale});
+        scale = fresh ? CurrentScale(f, r->stats.max_abs, s.scale) : it->second.Scale();
+        it->second.Update(r->stats.max_abs);
+      }
+      e = EstimateCast(r->stats, f, scale);
+    }
+    FormatRecord fr;
+    fr.format = f.name();
+    fr.recipe = s.kind == TargetScaling::Kind::kDelayed ? "delayed" + std::to_string(s.history)
+                                                          : s.Name();
+    fr.scale = scale;
+    fr.counts.numel = e.numel;
+    fr.counts.underflow = e.underflow.upper;
+    fr.counts.overflow = e.overflow.upper;
+    fr.counts.zero_in = r->stats.zeros;
+    fr.counts.nan_in = r->stats.nans;
+    fr.counts.inf_in = r->stats.pos_infs + r->stats.neg_infs;
+    fr.counts.sq_error = e.sq_error;
+    fr.counts.sq_signal = e.sq_signal;
+    r->formats.push_back(fr);
+  }
+
+ private:
+  Target target_;
+  std::map<std::string, DelayedScaler> delayed_;
 };
 
 nlohmann::ordered_json FindingJson(const Finding& f) {
@@ -87,18 +156,31 @@ int RunCheck(const CheckArgs& a) {
     if (!c.ok()) return fail(c.status().message(), kExitBadInput);
     config = std::move(c).value();
   }
+  std::function<void(TensorRecord*)> rewrite;
+  std::string target_name;
+  if (!a.target.empty()) {
+    StatusOr<Target> t = FindTarget(a.target);
+    if (!t.ok()) return fail("--target: " + t.status().message(), kExitBadInput);
+    target_name = t->name;
+    rewrite = TargetRewrite(std::move(t).value());
+  }
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
   if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
-  StatusOr<std::vector<Finding>> found = CheckStoredRun(**reader, config);
+  StatusOr<std::vector<Finding>> found = CheckStoredRun(**reader, config, rewrite);
   if (!found.ok()) return fail(found.status().message(), kExitBadInput);
   std::vector<Finding> findings = std::move(found).value();
   SortForDisplay(&findings);
 
   if (a.json) {
     nlohmann::ordered_json j = {{"run", (*reader)->path()}, {"findings", nlohmann::ordered_json::array()}};
+    if (!target_name.empty()) j["target"] = target_name;
     for (const Finding& f : findings) j["findings"].push_back(FindingJson(f));
     std::cout << j.dump(2) << "\n";
     return kExitOk;
+  }
+  if (!target_name.empty()) {
+    std::cout << "On target " << target_name << " (each role in the target's format and recipe; "
+                 "counts estimated from the histograms, worst case):\n";
   }
   if (findings.empty()) {
     std::cout << "No rule fired on " << (*reader)->path() << ".\n";
@@ -130,6 +212,10 @@ void AddCheckCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--rules", args->rules,
                   "JSON rule settings, e.g. {\"dead_relu\": {\"max_zero_share\": 0.9}} "
                   "(docs/checks.md)");
+  cmd->add_option("--target", args->target,
+                  "judge the run as this hardware target would store each tensor (name or .json "
+                  "path): the format-aware rules see the target's formats and recipes")
+      ->type_name("NAME|PATH");
   cmd->add_flag("--json", args->json, "print the findings as JSON");
   cmd->callback([selected, args] { *selected = [args] { return RunCheck(*args); }; });
 }

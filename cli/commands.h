@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "core/target.h"
+#include "report/html.h"
 #include "formats/format.h"
 #include "formats/reference.h"
 
@@ -46,10 +48,21 @@ void AddAnalyzeCommand(CLI::App* app, Command* selected);
 void AddCheckCommand(CLI::App* app, Command* selected);
 void AddGemmCommand(CLI::App* app, Command* selected);
 void AddReplayCommand(CLI::App* app, Command* selected);  // needs the tracker (torch)
+void AddTargetsCommand(CLI::App* app, Command* selected);
 
 // The formats table (`lpsim formats`), shared with `lpsim demo`.
 std::string FormatsTable(const std::vector<Format>& formats);
 nlohmann::ordered_json FormatsJson(const std::vector<Format>& formats);
+
+// Targets by name or path (core/target.h), in order; the first error.
+StatusOr<std::vector<Target>> LoadTargets(const std::vector<std::string>& names);
+// A target and its roles as `lpsim targets --json` prints them.
+nlohmann::ordered_json TargetJson(const Target& t);
+
+// The ranges of a target's float storage formats, per role, for the HTML
+// report's histograms (integer and block floating-point roles are left out:
+// their range depends on per-channel or per-block values a record lacks).
+std::vector<ExtraRange> TargetRanges(const Target& t);
 
 // The one place the CLI casts a tensor (fake quantization plus counts); every
 // command goes through it so the kernel behind it can change in one line.

@@ -36,8 +36,9 @@ int RunDemoCommand(const DemoArgs& a) {
     std::string formats;
     for (const std::string& f : a.options.formats) formats += (formats.empty() ? "" : ", ") + f;
     *progress << fmt::format("lpsim demo: training the built-in {} for {} steps, tracking {} "
-                             "with {} scaling{}\n",
+                             "with {} scaling{}{}\n",
                              a.options.model, a.options.steps, formats, a.options.recipe,
+                             a.options.target.empty() ? "" : " on target " + a.options.target,
                              a.options.simulate ? " (simulate mode)" : "");
   }
   StatusOr<DemoResult> r = RunDemo(a.options, progress);
@@ -66,6 +67,7 @@ int RunDemoCommand(const DemoArgs& a) {
                                 {"steps", a.options.steps},
                                 {"recipe", a.options.recipe},
                                 {"simulate", a.options.simulate},
+                                {"target", a.options.target},
                                 {"run", d.run_path},
                                 {"first_loss", d.first_loss},
                                 {"final_loss", d.final_loss},
@@ -170,6 +172,11 @@ void AddDemoCommand(CLI::App* app, Command* selected) {
       ->capture_default_str();
   cmd->add_option("--simulate-backward", o.simulate_backward, "format of the backward pass")
       ->capture_default_str();
+  cmd->add_option("--target", o.target,
+                  "a hardware target (name or .json path; lpsim targets): each role takes its "
+                  "format and recipe from it, and --simulate trains as the target stores "
+                  "every tensor")
+      ->type_name("NAME|PATH");
   cmd->add_option("--every", o.every, "record every N-th step")->capture_default_str();
   cmd->add_option("--run-dir", o.run_dir, "where the run database goes (replaced)")
       ->capture_default_str();

@@ -2,6 +2,7 @@
 // file (commands.h).
 //
 //   lpsim formats [--json]
+//   lpsim targets [--target NAME] [--json]
 //   lpsim quantize --format e4m3fn IN.npy OUT.npy [--json]
 //   lpsim demo [--formats e4m3fn,e5m2] [--json]
 //   lpsim gemm --unit h100 A.npy B.npy D.npy [--json]
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   AddAnalyzeCommand(&app, &run);
   AddCheckCommand(&app, &run);
   AddGemmCommand(&app, &run);
+  AddTargetsCommand(&app, &run);
 #ifdef LPSIM_HAVE_TRACKER
   AddDemoCommand(&app, &run);
   AddReplayCommand(&app, &run);

@@ -2,6 +2,7 @@
 // happened (underflow, overflow, subnormals, SNR).
 //
 //   lpsim quantize --format e4m3fn --scale 64 acts.npy acts_q.npy [--json]
+//   lpsim quantize --target int8-npu --role weight w.npy w_q.npy
 //
 // Every input is checked before anything is read or written, and the output
 // is written atomically last, so on any error OUT does not change.
@@ -20,6 +21,7 @@
 
 #include "cli/commands.h"
 #include "cli/table.h"
+#include "core/target.h"
 #include "formats/format.h"
 #include "formats/reference.h"
 #include "simd/quantize.h"
@@ -30,6 +32,8 @@ namespace {
 
 struct QuantizeArgs {
   std::string format;
+  std::string target;
+  std::string role;
   bool saturate = false;
   bool ftz = false;
   std::string rounding = "rne";
@@ -75,7 +79,90 @@ int Fail(const std::string& message, int code = kExitBadInput) {
   return code;
 }
 
+// --target T --role R: the role's format, scaling and rounding as the target
+// file says (core/target.h); --format, --scale, --rounding, --saturate and
+// --ftz do not apply.
+int RunQuantizeTarget(const QuantizeArgs& a) {
+  if (!a.format.empty()) return Fail("give either --format or --target, not both");
+  if (a.role.empty()) {
+    return Fail("--target needs --role (activation, weight, activation_grad, weight_grad, "
+                "optimizer_state or master_weights)");
+  }
+  if (a.saturate || a.ftz || a.rounding != "rne" || a.scale != "1") {
+    return Fail("--saturate, --ftz, --rounding and --scale come from the target's role; drop "
+                "them or use --format");
+  }
+  StatusOr<TargetRole> role = ParseTargetRole(a.role);
+  if (!role.ok()) return Fail("--role: " + role.status().message());
+  StatusOr<Target> target = FindTarget(a.target);
+  if (!target.ok()) return Fail("--target: " + target.status().message());
+  StatusOr<uint64_t> seed = ParseSeed(a.seed);
+  if (!seed.ok()) return Fail(seed.status().message());
+  StatusOr<NpyArray> in = ReadNpy(a.in);
+  if (!in.ok()) return Fail(in.status().message());
+  const NpyArray& arr = *in;
+
+  const RoleSpec& spec = target->role(*role);
+  const std::vector<int64_t> shape(arr.shape.begin(), arr.shape.end());
+  const auto [rows, cols] = RoleMatrixShape(spec, shape);
+  RoleQuantizer q(spec);
+  RoleQuantizer::Options opt;
+  opt.seed = *seed;
+  const unsigned cores = std::thread::hardware_concurrency();
+  opt.threads = cores == 0 ? 1 : static_cast<int>(cores);
+  std::vector<float> out(arr.data.size());
+  CastCounts counts;
+  const float scale = q.Quantize(arr.data.data(), rows, cols, opt, out.data(), &counts);
+  Status st = WriteNpy(a.out, arr.shape, out.data());
+  if (!st.ok()) return Fail(st.message(), kExitFailure);
+
+  const std::string overflow_result =
+      spec.storage == RoleSpec::Storage::kFloat ? ToString(spec.format.overflow_result()) : "max";
+  if (a.json) {
+    nlohmann::ordered_json j = {
+        {"target", target->name},
+        {"role", a.role},
+        {"format", spec.StorageName()},
+        {"scaling", spec.scaling.Name()},
+        {"scale", static_cast<double>(scale)},
+        {"seed", *seed},
+        {"input", a.in},
+        {"input_dtype", ToString(arr.source_dtype)},
+        {"output", a.out},
+        {"shape", arr.shape},
+    };
+    j.update(CountsJson(spec.storage == RoleSpec::Storage::kFloat ? spec.format
+                                                                   : *ParseFormat("fp32:sat"),
+                        counts));
+    j["overflow_result"] = overflow_result;
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("{} {} {} -> {}\n", a.in, ShapeToString(arr.shape),
+                           ToString(arr.source_dtype), a.out);
+  std::cout << fmt::format("target {}, role {}: {} with {} scaling (as [{} x {}]), seed {}\n\n",
+                           target->name, a.role, spec.StorageName(), spec.scaling.Name(), rows,
+                           cols, *seed);
+  const uint64_t n = counts.numel;
+  Table t({{"count"}, {"elements", true}, {"%", true}});
+  t.AddRow({"numel", std::to_string(n), n ? "100.000" : "0"});
+  t.AddRow({"underflow", std::to_string(counts.underflow), Percent(counts.underflow, n)});
+  t.AddRow({"flushed", std::to_string(counts.flushed), Percent(counts.flushed, n)});
+  t.AddRow({"subnormal", std::to_string(counts.subnormal), Percent(counts.subnormal, n)});
+  t.AddRow({"overflow (-> " + overflow_result + ")", std::to_string(counts.overflow),
+            Percent(counts.overflow, n)});
+  t.AddRow({"nan_in", std::to_string(counts.nan_in), Percent(counts.nan_in, n)});
+  t.AddRow({"inf_in", std::to_string(counts.inf_in), Percent(counts.inf_in, n)});
+  t.AddRow({"zero_in", std::to_string(counts.zero_in), Percent(counts.zero_in, n)});
+  std::cout << t.Render();
+  std::cout << "\nSNR " << Decibels(counts.SnrDb()) << " dB\n";
+  return kExitOk;
+}
+
 int RunQuantize(const QuantizeArgs& a) {
+  if (!a.target.empty()) return RunQuantizeTarget(a);
+  if (a.format.empty()) return Fail("give --format SPEC or --target NAME --role ROLE");
+  if (!a.role.empty()) return Fail("--role needs --target");
   // 1. Flags, cheapest first; nothing has been read yet.
   StatusOr<Format> parsed = ParseFormat(a.format);
   if (!parsed.ok()) return Fail(parsed.status().message());
@@ -177,8 +264,14 @@ void AddQuantizeCommand(CLI::App* app, Command* selected) {
   CLI::App* sub = app->add_subcommand(
       "quantize", "Fake-quantize a .npy tensor into a format and count what happens");
   sub->add_option("--format,-f", a->format, "Format spec, e.g. e4m3fn or e4m3:bias=9:sat")
-      ->type_name("SPEC")
-      ->required();
+      ->type_name("SPEC");
+  sub->add_option("--target,-t", a->target,
+                  "Instead of --format: a hardware target (name or .json path; lpsim targets)")
+      ->type_name("NAME|PATH");
+  sub->add_option("--role", a->role,
+                  "With --target: activation, weight, activation_grad, weight_grad, "
+                  "optimizer_state or master_weights")
+      ->type_name("ROLE");
   sub->add_flag("--saturate", a->saturate, "Clamp finite overflow to +-max");
   sub->add_flag("--ftz", a->ftz, "Flush results that would be subnormal to zero");
   sub->add_option("--rounding,-r", a->rounding, "rne (default), rtz or stochastic")

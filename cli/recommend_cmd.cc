@@ -4,8 +4,12 @@
 //
 //   lpsim recommend runs/demo
 //   lpsim recommend runs/demo --formats e4m3fn,e5m2,e2m1fn --min-snr 25 --json
+//   lpsim recommend runs/demo --targets h100-fp8-delayed,b200-nvfp4
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,6 +17,8 @@
 
 #include "cli/commands.h"
 #include "cli/table.h"
+#include "core/target.h"
+#include "simd/scaling.h"
 #include "report/recommend.h"
 #include "store/run_db.h"
 
@@ -55,8 +61,164 @@ namespace {
 struct RecommendArgs {
   std::string run;
   RecommendOptions options;
+  std::vector<std::string> targets;
   bool json = false;
 };
+
+TargetRole ToTargetRole(Role r) {
+  switch (r) {
+    case Role::kActivation: return TargetRole::kActivation;
+    case Role::kActivationGrad: return TargetRole::kActivationGrad;
+    case Role::kWeightGrad: return TargetRole::kWeightGrad;
+    case Role::kOptimizerState: return TargetRole::kOptimizerState;
+    default: return TargetRole::kWeight;
+  }
+}
+
+// One tensor of the run: its latest record and the amax of every tracked
+// step (delayed scaling replays them).
+struct Tracked {
+  TensorRecord last;
+  std::vector<float> amax;
+};
+
+// What a target does to one tracked tensor, estimated from its histograms
+// (report/recommend.h); integer and block floating-point storage cannot be
+// estimated from a histogram and are marked so.
+struct Verdict {
+  bool estimated = false;
+  CastEstimate e;
+  std::vector<std::string> breaks;  // "underflow", "overflow", "snr"
+  std::string note;
+  double SnrDb() const {
+    return e.sq_error > 0 ? 10 * std::log10(e.sq_signal / e.sq_error)
+                          : std::numeric_limits<double>::infinity();
+  }
+};
+
+Verdict Judge(const RoleSpec& spec, const Tracked& t, const Budgets& b) {
+  Verdict v;
+  if (spec.storage != RoleSpec::Storage::kFloat) {
+    v.note = "not estimated from a run (integer / block fp: lpsim analyze --target on the tensors)";
+    return v;
+  }
+  const Format& f = spec.format;
+  const TensorStats& st = t.last.stats;
+  const TargetScaling& s = spec.scaling;
+  switch (s.kind) {
+    case TargetScaling::Kind::kBlock:
+      v.e = EstimateBlockCast(st, f, s.block, t.last.shape);
+      break;
+    case TargetScaling::Kind::kCurrent:
+      v.e = EstimateCast(st, f, CurrentScale(f, st.max_abs, s.scale));
+      break;
+    case TargetScaling::Kind::kDelayed: {
+      // The scale of the last step: the first from its own amax, later ones
+      // from the history of the steps before (as RoleQuantizer does).
+      DelayedScaler d(f, {s.history, s.algo, s.scale});
+      float scale = t.amax.empty() ? 1.0f : CurrentScale(f, t.amax[0], s.scale);
+      for (size_t i = 0; i + 1 < t.amax.size(); ++i) {
+        d.Update(t.amax[i]);
+        scale = d.Scale();
+      }
+      v.e = EstimateCast(st, f, scale);
+      break;
+    }
+    case TargetScaling::Kind::kNone:
+    case TargetScaling::Kind::kInteger:
+      v.e = EstimateCast(st, f, 1.0f);
+      break;
+  }
+  v.estimated = true;
+  const double n = static_cast<double>(std::max<uint64_t>(v.e.numel, 1));
+  if (static_cast<double>(v.e.underflow.upper) / n > b.max_underflow) v.breaks.push_back("underflow");
+  if (static_cast<double>(v.e.overflow.upper) / n > b.max_overflow) v.breaks.push_back("overflow");
+  if (v.SnrDb() < b.min_snr_db) v.breaks.push_back("snr");
+  return v;
+}
+
+int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, const Budgets& b,
+                   bool json) {
+  std::map<std::pair<Role, std::string>, Tracked> tensors;
+  Status st = reader.ForEachRecord({}, [&](TensorRecord&& r) {
+    Tracked& t = tensors[{r.role, r.name}];
+    t.amax.push_back(r.stats.max_abs);
+    if (t.amax.size() == 1 || r.step >= t.last.step) t.last = std::move(r);
+    return Status();
+  });
+  if (!st.ok()) {
+    std::cerr << "lpsim recommend: error: " << st.message() << "\n";
+    return kExitBadInput;
+  }
+  std::vector<size_t> broken(targets.size(), 0), unknown(targets.size(), 0);
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  std::vector<Column> cols = {{"role"}, {"layer"}};
+  for (const Target& t : targets) cols.push_back({t.name});
+  Table tab(cols);
+  for (const auto& [key, t] : tensors) {
+    std::vector<std::string> row = {ToString(key.first), key.second};
+    nlohmann::ordered_json jr = {{"role", ToString(key.first)}, {"layer", key.second},
+                                 {"step", t.last.step}};
+    for (size_t i = 0; i < targets.size(); ++i) {
+      const RoleSpec& spec = targets[i].role(ToTargetRole(key.first));
+      const Verdict v = Judge(spec, t, b);
+      nlohmann::ordered_json jt = {{"format", spec.StorageName()},
+                                   {"scaling", spec.scaling.Name()},
+                                   {"estimated", v.estimated}};
+      if (!v.estimated) {
+        ++unknown[i];
+        row.push_back("?");
+        jt["note"] = v.note;
+      } else {
+        const double snr = v.SnrDb();
+        const uint64_t n = v.e.numel;
+        std::string cell = spec.StorageName() + " " + (std::isfinite(snr) ? Decibels(snr) : "inf") + " dB";
+        if (v.breaks.empty()) {
+          cell += " ok";
+        } else {
+          ++broken[i];
+          std::string what;
+          for (const std::string& w : v.breaks) what += (what.empty() ? "" : "+") + w;
+          cell += " BREAKS(" + what + ")";
+        }
+        row.push_back(cell);
+        jt["underflow"] = {{"lower", v.e.underflow.lower}, {"upper", v.e.underflow.upper}};
+        jt["overflow"] = {{"lower", v.e.overflow.lower}, {"upper", v.e.overflow.upper}};
+        jt["numel"] = n;
+        jt["snr_db"] = std::isfinite(snr) ? nlohmann::ordered_json(snr) : nlohmann::ordered_json(nullptr);
+        jt["breaks"] = v.breaks;
+      }
+      jr["targets"][targets[i].name] = jt;
+    }
+    tab.AddRow(row);
+    rows.push_back(jr);
+  }
+  if (json) {
+    nlohmann::ordered_json j = {
+        {"budgets", {{"max_underflow", b.max_underflow}, {"max_overflow", b.max_overflow},
+                     {"min_snr_db", b.min_snr_db}}},
+        {"targets", nlohmann::ordered_json::array()},
+        {"rows", rows}};
+    for (size_t i = 0; i < targets.size(); ++i) {
+      j["targets"].push_back({{"name", targets[i].name}, {"layers_breaking", broken[i]},
+                              {"layers_not_estimated", unknown[i]}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << "Per layer, each tensor's last tracked step as each target stores it (estimated "
+               "from the histograms;\nbreaks = worst-case underflow > "
+            << 100 * b.max_underflow << "%, overflow > " << 100 * b.max_overflow
+            << "% or SNR < " << b.min_snr_db << " dB; ? = integer or block fp storage, "
+               "estimate with lpsim analyze --target):\n\n"
+            << tab.Render() << "\n";
+  for (size_t i = 0; i < targets.size(); ++i) {
+    std::cout << targets[i].name << ": " << broken[i] << " of " << tensors.size()
+              << " tensors break" << (unknown[i] ? ", " + std::to_string(unknown[i]) + " not estimated" : "")
+              << "\n";
+  }
+  return kExitOk;
+}
 
 int RunRecommend(const RecommendArgs& a) {
   auto fail = [](const std::string& m, int code) {
@@ -71,8 +233,11 @@ int RunRecommend(const RecommendArgs& a) {
     StatusOr<Scaling> parsed = Scaling::Parse(r);
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
   }
+  StatusOr<std::vector<Target>> targets = LoadTargets(a.targets);
+  if (!targets.ok()) return fail("--targets: " + targets.status().message(), kExitBadInput);
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
   if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
+  if (!targets->empty()) return CompareTargets(**reader, *targets, a.options.budgets, a.json);
   StatusOr<Recommendation> r = Recommend(**reader, a.options);
   if (!r.ok()) return fail(r.status().message(), kExitBadInput);
   if (a.json) {
@@ -110,6 +275,10 @@ void AddRecommendCommand(CLI::App* app, Command* selected) {
                   "are always added)")
       ->delimiter(',')
       ->capture_default_str();
+  cmd->add_option("--targets", args->targets,
+                  "compare hardware targets instead (names or .json paths, comma separated): per "
+                  "layer what each does to the tensor and which break the budgets")
+      ->delimiter(',');
   cmd->add_option("--budget-underflow", b.max_underflow,
                   "largest fraction of elements that may underflow")
       ->capture_default_str()

@@ -18,14 +18,21 @@ namespace {
 struct ReportArgs {
   std::string run;
   std::string out;
+  std::vector<std::string> targets;
   ReportOptions options;
 };
 
-int RunReportCommand(const ReportArgs& a) {
+int RunReportCommand(const ReportArgs& args) {
   auto fail = [](const std::string& m, int code) {
     std::cerr << "lpsim report: error: " << m << "\n";
     return code;
   };
+  ReportArgs a = args;
+  StatusOr<std::vector<Target>> targets = LoadTargets(a.targets);
+  if (!targets.ok()) return fail("--target: " + targets.status().message(), kExitBadInput);
+  for (const Target& t : *targets) {
+    for (ExtraRange& r : TargetRanges(t)) a.options.extra_ranges.push_back(std::move(r));
+  }
   for (const std::string& f : a.options.recommend.formats) {
     StatusOr<Format> parsed = ParseFormat(f);
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
@@ -57,6 +64,10 @@ void AddReportCommand(CLI::App* app, Command* selected) {
   CLI::App* cmd = app->add_subcommand("report", "Write a run's self-contained HTML report");
   cmd->add_option("RUN", args->run, "run directory or its run.db")->required();
   cmd->add_option("-o,--output", args->out, "output file (default: RUN_DIR/report.html)");
+  cmd->add_option("--target", args->targets,
+                  "draw these hardware targets' ranges on the histograms (names or .json "
+                  "paths, comma separated; float storage roles)")
+      ->delimiter(',');
   cmd->add_option("--formats", args->options.recommend.formats,
                   "candidate formats for the recommendation and the what-if ranges")
       ->delimiter(',');

@@ -140,6 +140,7 @@ struct Builder {
   std::map<std::string, int> pair_index;
   Json pairs = Json::array();
   std::vector<Format> what_if;  // ranges drawn at "current" scale when not simulated
+  std::vector<ExtraRange> extra;  // e.g. a hardware target's roles
   std::vector<std::pair<int64_t, Json>> recs;  // step, compact record
 
   int Tensor(const TensorRecord& r) {
@@ -193,6 +194,11 @@ struct Builder {
     for (const Format& f : what_if) {
       if (simulated_formats.count(f.name())) continue;
       ranges.push_back(Range(f.name() + "/current", f, CurrentScale(f, r.stats.max_abs), false));
+    }
+    for (const ExtraRange& x : extra) {
+      if (x.role != r.role) continue;
+      const float s = x.scaled ? CurrentScale(x.format, r.stats.max_abs, x.scale) : 1.0f;
+      ranges.push_back(Range(x.label, x.format, s, false));
     }
     j["cells"] = cells;
     j["ranges"] = ranges;
@@ -283,6 +289,7 @@ StatusOr<std::string> RenderReport(const RunReader& run, const ReportOptions& op
   if (!what_if.ok()) return what_if.status();
   Builder b;
   b.what_if = *what_if;
+  b.extra = options.extra_ranges;
   Status s = run.ForEachRecord({}, [&](TensorRecord&& r) {
     b.Add(r);
     return Status();
@@ -347,6 +354,7 @@ StatusOr<std::string> RenderRecordsReport(const std::string& title,
   if (!what_if.ok()) return what_if.status();
   Builder b;
   b.what_if = *what_if;
+  b.extra = options.extra_ranges;
   for (const TensorRecord& r : records) b.Add(r);
   StatusOr<Recommendation> rec = RecommendFromRecords(records, options.recommend);
   if (!rec.ok()) return rec.status();

@@ -18,14 +18,29 @@
 
 #include "core/records.h"
 #include "core/status.h"
+#include "formats/format.h"
 #include "report/recommend.h"
+#include "simd/scaling.h"
 
 namespace lpsim {
 
 class RunReader;
 
+// A range drawn on the histograms of one role's tensors: `format` seen
+// through a per-tensor current scale from each record's amax (for block
+// recipes: the block that holds the tensor's amax), e.g. a hardware
+// target's storage format for that role (`lpsim report --target`).
+struct ExtraRange {
+  std::string label;
+  Role role = Role::kActivation;
+  Format format;
+  ScaleOptions scale;
+  bool scaled = true;  // false: drawn unscaled (the role stores as is)
+};
+
 struct ReportOptions {
   RecommendOptions recommend;
+  std::vector<ExtraRange> extra_ranges;
   // Tensor records of at most this many steps are embedded (evenly spaced,
   // first and last kept); scalars keep every step up to 20 times as many.
   size_t max_steps = 60;

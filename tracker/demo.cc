@@ -90,6 +90,7 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
   topt.simulate = o.simulate;
   topt.simulate_forward = o.simulate_forward;
   topt.simulate_backward = o.simulate_backward;
+  topt.target = o.target;
   topt.capture_model = o.model;  // `lpsim replay` rebuilds it
   // The demo's summary lists the findings; no warnings on stderr mid-bar.
   for (auto& rule : topt.check_config.rules) rule.second.policy = Policy::kLog;

@@ -30,6 +30,7 @@ struct DemoOptions {
   bool simulate = false;
   std::string simulate_forward = "e4m3fn";
   std::string simulate_backward = "e5m2";
+  std::string target;  // a hardware target (TrackerOptions::target)
   int every = 1;
   std::string run_dir = "runs/demo";
   bool overwrite = true;

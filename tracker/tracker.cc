@@ -9,11 +9,13 @@
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 #include <unordered_map>
 
 #include "analysis/step_analyzer.h"
+#include "core/target.h"
 #include "simd/analyze.h"
 #include "simd/quantize.h"
 #include "simd/scaling.h"
@@ -88,6 +90,9 @@ class Tracker::Impl {
               const std::string& module_type);
   torch::Tensor FakeQuant(const Format& f, const std::string& key, Role role,
                           const torch::Tensor& x);
+  // Simulate mode with a target: x as the target stores `role`.
+  torch::Tensor SimulateRole(TargetRole role, const std::string& key, const torch::Tensor& x);
+  std::vector<std::pair<const char*, torch::Tensor>> OptimizerState(const Param& p);
   float GlobalAmax(const torch::Tensor& x);
   static bool AllFinite(const torch::Tensor& t);
   void RecordOptimizerState(const Param& p);
@@ -121,6 +126,9 @@ class Tracker::Impl {
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, DelayedScaler> sim_delayed_;  // simulate, per tensor
+  std::optional<Target> target_;
+  std::set<Role> explicit_scaling_;  // roles whose recipe TrackerOptions.role_scaling set
+  std::unordered_map<std::string, std::unique_ptr<RoleQuantizer>> sim_roles_;  // simulate + target
   std::unordered_map<std::string, bool> selected_;             // name -> include/exclude verdict
   std::vector<std::string> notes_;
   std::set<std::string> noted_;
@@ -136,6 +144,35 @@ class Tracker::Impl {
 namespace {
 
 std::string Key(const std::string& name, Role role) { return ToString(role) + ":" + name; }
+
+TargetRole ToTargetRole(Role r) {
+  switch (r) {
+    case Role::kActivation: return TargetRole::kActivation;
+    case Role::kActivationGrad: return TargetRole::kActivationGrad;
+    case Role::kWeightGrad: return TargetRole::kWeightGrad;
+    case Role::kOptimizerState: return TargetRole::kOptimizerState;
+    default: return TargetRole::kWeight;
+  }
+}
+
+// A target role's recipe as the analyzer's Scaling (float storage only).
+Scaling ToScaling(const TargetScaling& t) {
+  Scaling s;
+  switch (t.kind) {
+    case TargetScaling::Kind::kCurrent:
+      s = Scaling::Current(t.scale.margin, t.scale.power_of_two);
+      s.scale = t.scale;
+      break;
+    case TargetScaling::Kind::kDelayed:
+      s = Scaling::Delayed(t.history, t.scale.margin, t.algo);
+      s.delayed.scale = t.scale;
+      break;
+    case TargetScaling::Kind::kBlock: s = Scaling::Block(t.block); break;
+    case TargetScaling::Kind::kNone:
+    case TargetScaling::Kind::kInteger: break;
+  }
+  return s;
+}
 
 bool FastPath(const torch::Tensor& t) {
   return t.scalar_type() == torch::kFloat && t.device().is_cpu() && t.is_contiguous();
@@ -192,6 +229,23 @@ Status Tracker::Impl::Init(Tracker* owner) {
       sim_bwd_ = sim_bwd_.WithSaturate(true);
     }
   }
+  if (!opt_.target.empty()) {
+    StatusOr<Target> t = FindTarget(opt_.target);
+    if (!t.ok()) return Status::Error("TrackerOptions.target: " + t.status().message());
+    target_ = std::move(t).value();
+    for (const auto& [role, s] : opt_.role_scaling) explicit_scaling_.insert(role);
+    for (Role role : kSingleRoles) {
+      const RoleSpec& spec = target_->role(ToTargetRole(role));
+      if (spec.storage != RoleSpec::Storage::kFloat) continue;
+      if (!explicit_scaling_.count(role)) opt_.role_scaling[role] = ToScaling(spec.scaling);
+      bool have = false;
+      for (const Format& f : formats_) have |= f == spec.format;
+      if (!have && formats_.size() < kMaxAnalyzeFormats) {
+        formats_.push_back(spec.format);
+        opt_.formats.push_back(spec.format.name());
+      }
+    }
+  }
   if (opt_.every < 1) return Status::Error("TrackerOptions.every must be >= 1 (got " + std::to_string(opt_.every) + ")");
   if (opt_.threads < 1) opt_.threads = 1;
   try {
@@ -224,6 +278,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
       {"simulate", opt_.simulate},
       {"simulate_forward", opt_.simulate_forward},
       {"simulate_backward", opt_.simulate_backward},
+      {"target", target_ ? target_->name : ""},
       {"world_size", opt_.process_group ? opt_.process_group->getSize() : 1},
   };
   for (const auto& [role, s] : opt_.role_scaling) config["role_scaling"][ToString(role)] = s.Name();
@@ -351,8 +406,15 @@ void Tracker::Impl::Record(const std::string& name, Role role, const torch::Tens
   Snapshot(std::move(s), x);
 }
 
-torch::Tensor Tracker::Impl::FakeQuant(const Format& f, const std::string& key, Role role,
+torch::Tensor Tracker::Impl::FakeQuant(const Format& f_in, const std::string& key, Role role,
                                        const torch::Tensor& x_in) {
+  // With a target: the role as the target stores it, unless role_scaling
+  // named the role (then the target's float format with that recipe).
+  const RoleSpec* spec = target_ ? &target_->role(ToTargetRole(role)) : nullptr;
+  if (spec && !(spec->storage == RoleSpec::Storage::kFloat && explicit_scaling_.count(role))) {
+    return SimulateRole(ToTargetRole(role), key, x_in);
+  }
+  const Format& f = spec ? spec->format : f_in;
   torch::Tensor x = x_in.detach().to(torch::kFloat).contiguous();
   torch::Tensor out = torch::empty_like(x);
   const size_t n = static_cast<size_t>(x.numel());
@@ -381,6 +443,30 @@ torch::Tensor Tracker::Impl::FakeQuant(const Format& f, const std::string& key, 
     }
   }
   simd::Quantize(f, x.data_ptr<float>(), n, q, out.data_ptr<float>(), nullptr, opt_.threads);
+  return out.to(x_in.scalar_type());
+}
+
+torch::Tensor Tracker::Impl::SimulateRole(TargetRole role, const std::string& key,
+                                          const torch::Tensor& x_in) {
+  const RoleSpec& spec = target_->role(role);
+  if (spec.storage == RoleSpec::Storage::kFloat && spec.format.name() == "fp32" &&
+      spec.scaling.kind == TargetScaling::Kind::kNone) {
+    return x_in;  // fp32 storage: nothing to simulate
+  }
+  torch::Tensor x = x_in.detach().to(torch::kFloat).contiguous();
+  torch::Tensor out = torch::empty_like(x);
+  RoleQuantizer* q;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_ptr<RoleQuantizer>& slot = sim_roles_[std::string(ToString(role)) + ":" + key];
+    if (!slot) slot = std::make_unique<RoleQuantizer>(spec);
+    q = slot.get();
+  }
+  const std::pair<size_t, size_t> shape = RoleMatrixShape(spec, x.sizes().vec());
+  RoleQuantizer::Options o;
+  o.threads = opt_.threads;
+  o.seed = static_cast<uint64_t>(step_);
+  q->Quantize(x.data_ptr<float>(), shape.first, shape.second, o, out.data_ptr<float>(), nullptr);
   return out.to(x_in.scalar_type());
 }
 
@@ -416,11 +502,11 @@ bool Tracker::Impl::AllFinite(const torch::Tensor& t) {
   return max_exp != 0x7f800000u;
 }
 
-void Tracker::Impl::RecordOptimizerState(const Param& p) {
+std::vector<std::pair<const char*, torch::Tensor>> Tracker::Impl::OptimizerState(const Param& p) {
   auto& state = optimizer_.state();
   // LibTorch keys optimizer state by the parameter's TensorImpl address.
   auto it = state.find(c10::guts::to_string(p.tensor.unsafeGetTensorImpl()));
-  if (it == state.end()) return;
+  if (it == state.end()) return {};
   torch::optim::OptimizerParamState* s = it->second.get();
   std::vector<std::pair<const char*, torch::Tensor>> tensors;
   if (auto* a = dynamic_cast<torch::optim::AdamParamState*>(s)) {
@@ -434,7 +520,11 @@ void Tracker::Impl::RecordOptimizerState(const Param& p) {
   } else if (auto* ag = dynamic_cast<torch::optim::AdagradParamState*>(s)) {
     tensors = {{"sum", ag->sum()}};
   }
-  for (const auto& [key, t] : tensors) {
+  return tensors;
+}
+
+void Tracker::Impl::RecordOptimizerState(const Param& p) {
+  for (const auto& [key, t] : OptimizerState(p)) {
     if (t.defined() && t.numel() > 0) Record(p.name + "." + key, Role::kOptimizerState, t, "");
   }
 }
@@ -549,7 +639,17 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
         RecordOptimizerState(p);
       }
       if (opt_.simulate && p.master.defined()) {
-        p.master.copy_(p.tensor);
+        if (target_) {
+          // The target's optimizer state and master weights as it stores them.
+          for (auto& [key, t] : OptimizerState(p)) {
+            if (t.defined() && t.numel() > 0 && t.scalar_type() == torch::kFloat) {
+              t.copy_(SimulateRole(TargetRole::kOptimizerState, p.name + "." + key, t));
+            }
+          }
+          p.master.copy_(SimulateRole(TargetRole::kMasterWeights, p.name, p.tensor));
+        } else {
+          p.master.copy_(p.tensor);
+        }
         p.tensor.copy_(FakeQuant(sim_fwd_, p.name, Role::kWeight, p.master));
       }
     }

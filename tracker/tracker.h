@@ -77,6 +77,17 @@ struct TrackerOptions {
   std::string simulate_forward = "e4m3fn";
   std::string simulate_backward = "e5m2";
   bool simulate_saturate = true;
+  // A hardware target (core/target.h, docs/targets.md): a built-in name or
+  // a .json path. Each role then takes its recipe from the target (an entry
+  // in role_scaling still overrides it), the target's float storage formats
+  // join `formats` as analysis candidates (up to the limit of one pass), and
+  // simulate mode fake-quantizes every role as the target stores it:
+  // activations and weights in forward, activation and weight gradients,
+  // optimizer state after each update and the master weights, with the
+  // role's format (integer and block floating point included), scaling,
+  // rounding, subnormals and saturation. simulate_forward/backward are then
+  // not used.
+  std::string target;
   int threads = 1;             // analyze threads per tensor
   // Analyze, check and store on a background thread: a tracked step then
   // costs the training thread one copy of each tracked tensor, and the

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -153,9 +154,16 @@ TEST_F(CliTest, FormatsTableListsEveryBuiltin) {
   for (size_t pos = 0, nl; (nl = r.out.find('\n', pos)) != std::string::npos; pos = nl + 1) {
     lines.push_back(r.out.substr(pos, nl - pos));
   }
-  ASSERT_EQ(lines.size(), BuiltinFormats().size() + 2);
+  // The floating-point table comes first, up to the first blank line; the
+  // integer, block floating-point and block-scaled tables follow.
+  const size_t blank = std::find(lines.begin(), lines.end(), "") - lines.begin();
+  ASSERT_EQ(blank, BuiltinFormats().size() + 2);
   EXPECT_THAT(lines[1], StartsWith("----"));
-  for (const std::string& line : lines) EXPECT_LE(line.size(), lines[1].size());
+  for (size_t i = 0; i < blank; ++i) EXPECT_LE(lines[i].size(), lines[1].size());
+  for (const char* name : {"int8", "uint8", "int4", "bfp8", "bfp4", "mxfp4", "nvfp4"}) {
+    EXPECT_THAT(r.out, HasSubstr(name));
+  }
+  EXPECT_THAT(r.out, HasSubstr("e4m3 per 1x16 + fp32 per tensor"));
 }
 
 TEST_F(CliTest, FormatsJsonHasTheLimits) {
@@ -163,12 +171,16 @@ TEST_F(CliTest, FormatsJsonHasTheLimits) {
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
   ASSERT_TRUE(j.is_array());
-  ASSERT_EQ(j.size(), BuiltinFormats().size());
-  const std::set<std::string> keys = {"name", "exponent_bits", "mantissa_bits", "bias",
+  const std::set<std::string> keys = {"name", "kind", "exponent_bits", "mantissa_bits", "bias",
                                       "max",  "min_normal",    "min_subnormal", "has_inf",
                                       "nan",  "negative_zero", "overflow",      "total_bits"};
-  nlohmann::json e4m3fn, e5m2;
+  nlohmann::json e4m3fn, e5m2, int4, bfp8;
+  size_t floats = 0;
   for (const nlohmann::json& f : j) {
+    if (f["name"] == "int4") int4 = f;
+    if (f["name"] == "bfp8") bfp8 = f;
+    if (f["kind"] != "float") continue;
+    ++floats;
     std::set<std::string> got;
     for (const auto& item : f.items()) got.insert(item.key());
     EXPECT_EQ(got, keys);
@@ -187,6 +199,22 @@ TEST_F(CliTest, FormatsJsonHasTheLimits) {
   EXPECT_EQ(e5m2["has_inf"], true);
   EXPECT_EQ(e5m2["max"].get<double>(), 57344.0);
   EXPECT_EQ(e5m2["overflow"], "inf");
+  EXPECT_EQ(floats, BuiltinFormats().size());
+  ASSERT_FALSE(int4.is_null());
+  EXPECT_EQ(int4["qmin"], -8);
+  EXPECT_EQ(int4["qmax"], 7);
+  ASSERT_FALSE(bfp8.is_null());
+  EXPECT_EQ(bfp8["block"], 16);
+  EXPECT_EQ(bfp8["magnitude_bits"], 7);
+  const RunResult one = Run("formats --format int8:narrow --format bfp4 --json");
+  ASSERT_EQ(one.code, 0) << one.err;
+  const nlohmann::json o = ParseJson(one.out);
+  ASSERT_EQ(o.size(), 2u);
+  EXPECT_EQ(o[0]["qmin"], -127);
+  EXPECT_EQ(o[1]["magnitude_bits"], 3);
+  const RunResult bad = Run("formats --format int17");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("int17"));
 }
 
 TEST_F(CliTest, FormatsDescribesACustomSpec) {
@@ -432,6 +460,139 @@ TEST_F(CliTest, DemoBadOptionsAreBadInput) {
   }
   EXPECT_THAT(Run("demo --formats e4m3fn,bogus --quiet --run-dir " + Path("b")).err,
               HasSubstr("bogus"));
+}
+
+// ---- lpsim targets, quantize --target
+
+TEST_F(CliTest, TargetsListsEveryBuiltinWithItsRoles) {
+  const RunResult r = Run("targets");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* name : {"h100-fp8-delayed", "b200-nvfp4", "int8-npu", "tenstorrent-bfp8",
+                           "ipu-fp8", "fp16-npu-ftz"}) {
+    EXPECT_THAT(r.out, HasSubstr(name));
+  }
+  EXPECT_THAT(r.out, HasSubstr("activation_grad"));
+  EXPECT_THAT(r.out, HasSubstr("int8:narrow per-channel"));
+  EXPECT_THAT(r.out, HasSubstr("e2m1fn 16x16:nvfp4"));
+
+  const RunResult j = Run("targets --json");
+  ASSERT_EQ(j.code, 0) << j.err;
+  const nlohmann::json arr = ParseJson(j.out);
+  ASSERT_TRUE(arr.is_array());
+  EXPECT_GE(arr.size(), 12u);
+  for (const nlohmann::json& t : arr) {
+    for (const char* role : {"activation", "weight", "activation_grad", "weight_grad",
+                             "optimizer_state", "master_weights"}) {
+      ASSERT_TRUE(t["roles"].contains(role)) << t["name"] << " " << role;
+      EXPECT_TRUE(t["roles"][role]["sources"].contains("format")) << t["name"] << " " << role;
+    }
+    if (t["name"] == "int8-npu") {
+      EXPECT_EQ(t["roles"]["weight"]["format"], "int8:narrow");
+      EXPECT_EQ(t["roles"]["weight"]["scaling"], "int:per_channel:symmetric");
+      EXPECT_EQ(t["roles"]["activation"]["scaling"], "int:per_tensor:asymmetric");
+      EXPECT_EQ(t["roles"]["weight"]["max"], 127);
+    }
+  }
+
+  const RunResult one = Run("targets --target b200-nvfp4");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("Sources"));
+  EXPECT_THAT(one.out, HasSubstr("NVFP4BlockScaling"));
+  EXPECT_THAT(one.out, HasSubstr("stochastic"));
+}
+
+TEST_F(CliTest, TargetsBadInputNamesTheField) {
+  const RunResult unknown = Run("targets --target tpu-v9");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_THAT(unknown.err, StartsWith("lpsim targets: error: unknown target 'tpu-v9'"));
+  WriteFile("bad.json", R"({"name": "bad", "description": "d", "roles": {}})");
+  const RunResult bad = Run("targets --target " + Path("bad.json"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("bad.json: roles.activation: missing"));
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  // A user's own target, by path.
+  std::string own = R"({"name": "mine", "description": "d", "roles": {)";
+  const char* roles[] = {"activation", "weight", "activation_grad", "weight_grad",
+                         "optimizer_state", "master_weights"};
+  for (int i = 0; i < 6; ++i) {
+    own += std::string(i ? ", " : "") + "\"" + roles[i] +
+           R"(": {"format": "int4", "scaling": {"kind": "integer", "granularity": "per_channel"},
+               "sources": {"format": "assumed", "scaling": "assumed"}})";
+  }
+  WriteFile("mine.json", own + "}}");
+  const RunResult mine = Run("targets --json --target " + Path("mine.json"));
+  ASSERT_EQ(mine.code, 0) << mine.err;
+  EXPECT_EQ(ParseJson(mine.out)[0]["roles"]["weight"]["format"], "int4");
+}
+
+// The int8 NPU's weights: per output channel, symmetric [-127, 127], round
+// half away from zero. Row 0 has amax 1.27 -> scale 0.01; row 1 amax 127 ->
+// scale 1.
+TEST_F(CliTest, QuantizeWithATargetRole) {
+  const std::vector<float> w = {1.27f, 0.005f, -0.015f, 127.0f, 0.5f, -2.5f};
+  ASSERT_TRUE(WriteNpy(Path("w.npy"), {2, 3}, w.data()).ok());
+  const RunResult r = Run("quantize --target int8-npu --role weight --json " + Path("w.npy") +
+                          " " + Path("q.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = ParseJson(r.out);
+  EXPECT_EQ(j["format"], "int8:narrow");
+  EXPECT_EQ(j["scaling"], "int:per_channel:symmetric");
+  EXPECT_EQ(j["numel"], 6);
+  const std::vector<float> q = ReadArray("q.npy");
+  ASSERT_EQ(q.size(), 6u);
+  const float s0 = 1.27f / 127.0f;
+  EXPECT_EQ(q[0], s0 * 127.0f);
+  EXPECT_EQ(q[1], s0 * static_cast<float>(std::round(0.005f / s0)));
+  EXPECT_EQ(q[2], s0 * static_cast<float>(std::round(-0.015f / s0)));
+  EXPECT_EQ(q[3], 127.0f);
+  EXPECT_EQ(q[4], 1.0f);   // 0.5: a tie, away from zero
+  EXPECT_EQ(q[5], -3.0f);  // -2.5: away from zero
+
+  const RunResult nv = Run("quantize --target b200-nvfp4 --role activation " + Path("w.npy") +
+                           " " + Path("q2.npy"));
+  ASSERT_EQ(nv.code, 0) << nv.err;
+  EXPECT_THAT(nv.out, HasSubstr("e2m1fn:sat with nvfp4 scaling"));
+
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--target int8-npu", "--target needs --role"},
+           {"--target int8-npu --role gradient", "--role: unknown role 'gradient'"},
+           {"--target nope --role weight", "--target: unknown target 'nope'"},
+           {"--target int8-npu --role weight --format e4m3fn", "either --format or --target"},
+           {"--target int8-npu --role weight --scale 2", "come from the target's role"},
+           {"--format e4m3fn --role weight", "--role needs --target"}}) {
+    ExpectBadInput("quantize " + args + " " + Path("w.npy") + " " + Path("out.npy"), says);
+  }
+}
+
+// A weight on two targets: the int8 NPU scales each output channel on its
+// own and keeps row 0's small values (only 0.004 -> 0.4 of a step is lost);
+// NVFP4's 16x16 block holds both rows, its E4M3 scale is set by 127, and
+// everything but 127 falls below half of e2m1's smallest step.
+TEST_F(CliTest, AnalyzeOnTargetsShowsClippingAndRounding) {
+  const std::vector<float> w = {1.27f, 0.004f, -0.015f, 127.0f, 0.5f, -2.5f};
+  ASSERT_TRUE(WriteNpy(Path("w.npy"), {2, 3}, w.data()).ok());
+  const RunResult r = Run("analyze " + Path("w.npy") + " --target int8-npu,b200-nvfp4 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = ParseJson(r.out);
+  const nlohmann::json& t = j["tensors"][0]["targets"];
+  EXPECT_EQ(t["int8-npu"]["format"], "int8:narrow");
+  EXPECT_EQ(t["int8-npu"]["overflow"], 0);
+  EXPECT_EQ(t["int8-npu"]["underflow"], 1);
+  EXPECT_EQ(t["b200-nvfp4"]["scaling"], "16x16:nvfp4");
+  EXPECT_EQ(t["b200-nvfp4"]["underflow"], 5);
+  EXPECT_LT(t["b200-nvfp4"]["snr_db"].get<double>(), t["int8-npu"]["snr_db"].get<double>());
+
+  const RunResult text = Run("analyze " + Path("w.npy") + " --target int8-npu --role activation");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("int8-npu clip%"));
+  EXPECT_THAT(text.out, HasSubstr("int8-npu: int8, int:per_tensor:asymmetric scaling"));
+
+  const RunResult bad = Run("analyze " + Path("w.npy") + " --target int8-npu --role grads");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--role: unknown role 'grads'"));
+  const RunResult bad_t = Run("analyze " + Path("w.npy") + " --target nope");
+  EXPECT_EQ(bad_t.code, 2);
+  EXPECT_THAT(bad_t.err, HasSubstr("--target: unknown target 'nope'"));
 }
 
 }  // namespace

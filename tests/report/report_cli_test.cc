@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -86,6 +87,72 @@ TEST_F(ReportCliTest, RecommendPrintsNumbersAndReasons) {
   ASSERT_EQ(j["rows"].size(), 2u);
   EXPECT_EQ(j["rows"][1]["layer"], "fc1");
   EXPECT_FALSE(j["rows"][1]["candidates"].empty());
+}
+
+// Two targets on one run: the activation gradient spans 2^-23..5; H100's
+// e5m2 with delayed scaling holds all of it, NVFP4's 1x16 e2m1 blocks lose
+// the small values (underflow far above the 0.1 % budget).
+TEST_F(ReportCliTest, RecommendComparesTargetsPerLayer) {
+  const std::string run = WriteRun();
+  Result r = Lpsim("recommend " + run + " --targets h100-fp8-delayed,b200-nvfp4 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 1u);
+  const nlohmann::json& t = j["rows"][0]["targets"];
+  EXPECT_EQ(j["rows"][0]["layer"], "fc1");
+  EXPECT_EQ(t["h100-fp8-delayed"]["format"], "e5m2:sat");
+  EXPECT_EQ(t["h100-fp8-delayed"]["underflow"]["upper"], 0);
+  EXPECT_EQ(t["h100-fp8-delayed"]["overflow"]["upper"], 0);
+  EXPECT_EQ(t["b200-nvfp4"]["scaling"], "nvfp4");
+  const auto& breaks = t["b200-nvfp4"]["breaks"];
+  EXPECT_NE(std::find(breaks.begin(), breaks.end(), "underflow"), breaks.end()) << breaks;
+  EXPECT_EQ(j["targets"][1]["layers_breaking"], 1);
+
+  r = Lpsim("recommend " + run + " --targets h100-fp8-delayed,b200-nvfp4,int8-npu");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("BREAKS(underflow"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("b200-nvfp4: 1 of 1 tensors break"), std::string::npos) << r.out;
+
+  r = Lpsim("recommend " + run + " --targets h100-fp8-delayed,nope");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--targets: unknown target 'nope'"), std::string::npos) << r.out;
+}
+
+// A target's ranges go on the histograms of the roles it stores in floats.
+TEST_F(ReportCliTest, ReportDrawsATargetsRanges) {
+  const std::string run = WriteRun();
+  Result r = Lpsim("report " + run + " --target h100-fp8-delayed,int8-npu -o " + dir_ + "/t.html");
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream in(dir_ + "/t.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The run's only tensor is an activation gradient: H100 keeps it in e5m2,
+  // the int8 NPU (inference only) in fp32.
+  EXPECT_NE(html.find("h100-fp8-delayed:e5m2:sat"), std::string::npos);
+  EXPECT_NE(html.find("int8-npu:fp32"), std::string::npos);
+  EXPECT_EQ(html.find("h100-fp8-delayed:e4m3fn:sat"), std::string::npos);  // no activations here
+  r = Lpsim("report " + run + " --target nope");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--target: unknown target 'nope'"), std::string::npos) << r.out;
+}
+
+// `lpsim check --target`: the gradient that NVFP4 flushes (see above) is
+// an lp_underflow finding on that target and none on H100.
+TEST_F(ReportCliTest, CheckJudgesTheRunOnATarget) {
+  const std::string run = WriteRun();
+  auto underflow_findings = [&](const std::string& target) {
+    Result r = Lpsim("check " + run + " --json --target " + target);
+    EXPECT_EQ(r.code, 0) << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["target"], target);
+    int n = 0;
+    for (const nlohmann::json& f : j["findings"]) n += f["rule"] == "lp_underflow";
+    return n;
+  };
+  EXPECT_GT(underflow_findings("b200-nvfp4"), 0);
+  EXPECT_EQ(underflow_findings("h100-fp8-delayed"), 0);
+  Result bad = Lpsim("check " + run + " --target nope");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--target: unknown target 'nope'"), std::string::npos) << bad.out;
 }
 
 TEST_F(ReportCliTest, ReportWritesBesideTheRun) {

@@ -1,0 +1,189 @@
+// Tracker with a hardware target (TrackerOptions::target): the target's
+// recipes and formats reach the analysis (explicit role_scaling still wins),
+// and simulate mode stores every role as the target does, bit for bit with
+// the formats/ and simd/ primitives: int8 NPU weights per channel and
+// activations per tensor with a zero point, BF16 optimizer state.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "core/target.h"
+#include "formats/integer.h"
+#include "store/run_db.h"
+#include "tracker/tracker.h"
+
+namespace lpsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string TempRunDir(const std::string& tag) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("lpsim_target_tracker_" + tag + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  return dir.string();
+}
+
+struct Net : torch::nn::Module {
+  Net() {
+    fc1 = register_module("fc1", torch::nn::Linear(8, 16));
+    fc2 = register_module("fc2", torch::nn::Linear(16, 4));
+  }
+  torch::Tensor forward(Tracker& t, torch::Tensor x) {
+    x = t.tap("fc1", fc1->forward(x), "Linear");
+    x = torch::relu(x);
+    return t.tap("fc2", fc2->forward(x), "Linear");
+  }
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+};
+
+class TargetTracker : public ::testing::Test {
+ protected:
+  void SetUp() override { setenv("LPSIM_TARGETS_DIR", LPSIM_TEST_TARGETS_DIR, 1); }
+};
+
+torch::Tensor IntQuantized(const torch::Tensor& t, const char* format, bool per_row,
+                           bool symmetric) {
+  torch::Tensor x = t.detach().contiguous().clone();
+  const size_t rows = per_row ? static_cast<size_t>(x.size(0)) : 1;
+  const size_t cols = static_cast<size_t>(x.numel()) / rows;
+  IntQuantizeOptions o;
+  o.per_row = per_row;
+  o.symmetric = symmetric;
+  torch::Tensor out = torch::empty_like(x);
+  IntQuantizeRef(*ParseIntFormat(format), x.data_ptr<float>(), rows, cols, o,
+                 out.data_ptr<float>(), nullptr, nullptr);
+  return out;
+}
+
+bool SameBits(const torch::Tensor& a, const torch::Tensor& b) {
+  const torch::Tensor x = a.detach().contiguous(), y = b.detach().contiguous();
+  return x.numel() == y.numel() &&
+         std::memcmp(x.data_ptr<float>(), y.data_ptr<float>(), x.numel() * sizeof(float)) == 0;
+}
+
+TEST_F(TargetTracker, SimulatesTheInt8NpuBitForBit) {
+  torch::manual_seed(3);
+  Net net;
+  torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.01));
+  TrackerOptions o;
+  o.run_dir = TempRunDir("npu");
+  o.simulate = true;
+  o.target = "int8-npu";
+  const torch::Tensor master0 = net.fc1->weight.detach().clone();
+  Tracker tracker(net, opt, o);
+  // Weights: int8 [-127, 127], symmetric, one scale per output channel.
+  EXPECT_TRUE(SameBits(net.fc1->weight, IntQuantized(master0, "int8:narrow", true, true)));
+  // Activations: int8 per tensor with a zero point (straight-through, so the
+  // forward value is x + (q - x)).
+  const torch::Tensor x = torch::randn({4, 8});
+  const torch::Tensor a = net.fc1->forward(x).detach();
+  const torch::Tensor y = tracker.tap("probe", a);
+  const torch::Tensor q = IntQuantized(a, "int8", false, false);
+  EXPECT_TRUE(SameBits(y, a + (q - a)));
+  EXPECT_FALSE(SameBits(y, a));
+  // After an update the weights are again the int8 image of the fp32 master.
+  opt.zero_grad();
+  torch::Tensor loss = net.forward(tracker, x).pow(2).mean();
+  loss.backward();
+  const torch::Tensor g = net.fc1->weight.grad().detach().clone();
+  tracker.step(loss);
+  EXPECT_TRUE(SameBits(net.fc1->weight, IntQuantized(master0 - 0.01 * g, "int8:narrow", true,
+                                                     true)));
+}
+
+TEST_F(TargetTracker, OptimizerStateStoredAsTheTargetSays) {
+  torch::manual_seed(5);
+  Net net;
+  torch::optim::Adam opt(net.parameters(), torch::optim::AdamOptions(1e-3));
+  TrackerOptions o;
+  o.run_dir = TempRunDir("ds");
+  o.simulate = true;
+  o.target = "deepseek-v3-fp8";  // BF16 optimizer state
+  Tracker tracker(net, opt, o);
+  const torch::Tensor x = torch::randn({8, 8});
+  opt.zero_grad();
+  torch::Tensor loss = net.forward(tracker, x).pow(2).mean();
+  loss.backward();
+  tracker.step(loss);
+  auto& state = opt.state();
+  auto it = state.find(c10::guts::to_string(net.fc1->weight.unsafeGetTensorImpl()));
+  ASSERT_NE(it, state.end());
+  auto* adam = dynamic_cast<torch::optim::AdamParamState*>(it->second.get());
+  ASSERT_NE(adam, nullptr);
+  const torch::Tensor m = adam->exp_avg().contiguous();
+  EXPECT_TRUE(SameBits(m, m.to(torch::kBFloat16).to(torch::kFloat)))
+      << "exp_avg is not bf16-representable";
+  // The forward weights are e4m3fn with 128x128 blocks: one block here, so
+  // every value times the block's fp32 scale lies on e4m3fn's grid (up to
+  // the roundoff of scaling back and forth in fp32).
+  constexpr float kScaleRoundoff = 1.0f / (1 << 20);
+  const torch::Tensor w = net.fc1->weight.detach().contiguous();
+  const Format e4m3 = *ParseFormat("e4m3fn:sat");
+  const float s = 448.0f / w.abs().max().item<float>();
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    const float v = w.data_ptr<float>()[i] * s;
+    const float grid = DecodeRef(e4m3, EncodeRef(e4m3, v, Rounding::kNearestEven, 0).code);
+    ASSERT_LE(std::fabs(v - grid), std::fabs(v) * kScaleRoundoff) << i << " " << v;
+  }
+}
+
+TEST_F(TargetTracker, RecipesReachTheAnalysisAndExplicitOptionsWin) {
+  torch::manual_seed(7);
+  Net net;
+  torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.01));
+  TrackerOptions o;
+  o.run_dir = TempRunDir("recipes");
+  o.formats = {"bf16"};
+  o.target = "h100-fp8-delayed";
+  o.role_scaling[Role::kWeight] = Scaling::Current();
+  o.background = false;
+  Tracker tracker(net, opt, o);
+  opt.zero_grad();
+  torch::Tensor loss = net.forward(tracker, torch::randn({4, 8})).pow(2).mean();
+  loss.backward();
+  tracker.step(loss);
+  bool act = false, weight = false;
+  for (const TensorRecord& r : tracker.last_records()) {
+    std::set<std::string> names;
+    for (const FormatRecord& f : r.formats) names.insert(f.format);
+    EXPECT_EQ(names.count("e4m3fn:sat"), 1u) << r.name;
+    EXPECT_EQ(names.count("e5m2:sat"), 1u) << r.name;
+    for (const FormatRecord& f : r.formats) {
+      if (r.role == Role::kActivation) {
+        act = true;
+        EXPECT_EQ(f.recipe, "delayed1024") << r.name;
+      }
+      if (r.role == Role::kWeight) {
+        weight = true;
+        EXPECT_EQ(f.recipe, "current") << r.name;  // role_scaling overrides the target
+      }
+    }
+  }
+  EXPECT_TRUE(act);
+  EXPECT_TRUE(weight);
+}
+
+TEST_F(TargetTracker, BadTargetFailsAtConstruction) {
+  Net net;
+  torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.01));
+  TrackerOptions o;
+  o.run_dir = TempRunDir("bad");
+  o.target = "tpu-v9";
+  try {
+    Tracker t(net, opt, o);
+    FAIL() << "accepted an unknown target";
+  } catch (const TrackerError& e) {
+    EXPECT_NE(std::string(e.what()).find("TrackerOptions.target: unknown target 'tpu-v9'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace lpsim
