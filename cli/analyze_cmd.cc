@@ -27,6 +27,7 @@
 #include "report/html.h"
 #include "report/recommend.h"
 #include "simd/analyze.h"
+#include "simd/role_quantizer.h"
 #include "simd/scaling.h"
 #include "store/npy.h"
 #ifdef LPSIM_HAVE_TRACKER

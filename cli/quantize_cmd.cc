@@ -25,6 +25,7 @@
 #include "formats/format.h"
 #include "formats/reference.h"
 #include "simd/quantize.h"
+#include "simd/role_quantizer.h"
 #include "store/npy.h"
 
 namespace lpsim::cli {

@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "core/target.h"
+#include "simd/role_quantizer.h"
 #include "simd/scaling.h"
 #include "report/recommend.h"
 #include "store/run_db.h"

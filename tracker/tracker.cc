@@ -18,6 +18,7 @@
 #include "core/target.h"
 #include "simd/analyze.h"
 #include "simd/quantize.h"
+#include "simd/role_quantizer.h"
 #include "simd/scaling.h"
 #include "store/run_db.h"
 #include "tracker/capture.h"
