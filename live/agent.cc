@@ -210,7 +210,10 @@ void Agent::Deliver(const std::shared_ptr<Client>& client, std::vector<std::stri
   events->clear();
 }
 
-void Agent::PublishRecord(const TensorRecord& r) {
+void Agent::Fanout(
+    const std::function<void(Client&, double, std::vector<std::string>*)>& make_events) {
+  // One publisher at a time, so each client's events keep their order; the
+  // client list is copied so a subscribe or a drop never waits for delivery.
   std::lock_guard<std::mutex> pub(publish_mu_);
   std::vector<std::shared_ptr<Client>> clients;
   {
@@ -220,24 +223,17 @@ void Agent::PublishRecord(const TensorRecord& r) {
   const double now = Now();
   std::vector<std::string> events;
   for (auto& c : clients) {
-    c->stream.OnRecord(r, now, &events);
+    make_events(*c, now, &events);
     Deliver(c, &events);
   }
 }
 
+void Agent::PublishRecord(const TensorRecord& r) {
+  Fanout([&](Client& c, double now, std::vector<std::string>* ev) { c.stream.OnRecord(r, now, ev); });
+}
+
 void Agent::PublishScalar(const ScalarRecord& s) {
-  std::lock_guard<std::mutex> pub(publish_mu_);
-  std::vector<std::shared_ptr<Client>> clients;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    clients = clients_;
-  }
-  const double now = Now();
-  std::vector<std::string> events;
-  for (auto& c : clients) {
-    c->stream.OnScalar(s, now, &events);
-    Deliver(c, &events);
-  }
+  Fanout([&](Client& c, double now, std::vector<std::string>* ev) { c.stream.OnScalar(s, now, ev); });
 }
 
 void Agent::Publish(const Finding& f) {
@@ -247,35 +243,13 @@ void Agent::Publish(const Finding& f) {
     while (recent_.size() > opt_.recent_findings) recent_.pop_front();
   }
   if (active_.load(std::memory_order_relaxed) == 0) return;
-  std::lock_guard<std::mutex> pub(publish_mu_);
-  std::vector<std::shared_ptr<Client>> clients;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    clients = clients_;
-  }
-  const double now = Now();
-  std::vector<std::string> events;
-  for (auto& c : clients) {
-    c->stream.OnFinding(f, now, &events);
-    Deliver(c, &events);
-  }
+  Fanout([&](Client& c, double now, std::vector<std::string>* ev) { c.stream.OnFinding(f, now, ev); });
 }
 
 void Agent::PublishStepEnd(int64_t step) {
   step_.store(step, std::memory_order_relaxed);
   if (active_.load(std::memory_order_relaxed) == 0) return;
-  std::lock_guard<std::mutex> pub(publish_mu_);
-  std::vector<std::shared_ptr<Client>> clients;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    clients = clients_;
-  }
-  const double now = Now();
-  std::vector<std::string> events;
-  for (auto& c : clients) {
-    c->stream.OnStepEnd(step, now, &events);
-    Deliver(c, &events);
-  }
+  Fanout([&](Client& c, double now, std::vector<std::string>* ev) { c.stream.OnStepEnd(step, now, ev); });
 }
 
 void Agent::Remove(const std::shared_ptr<Client>& c) {

@@ -151,6 +151,8 @@ class Agent {
   void PublishScalar(const ScalarRecord& s);
   // Hands events to a client; drops it when its queue is full.
   void Deliver(const std::shared_ptr<Client>& c, std::vector<std::string>* events);
+  // Every subscribed client's events for one publication, delivered.
+  void Fanout(const std::function<void(Client&, double, std::vector<std::string>*)>& make_events);
   void Remove(const std::shared_ptr<Client>& c);
   nlohmann::json JobJson() const;
   nlohmann::json KnobsJson() const;
