@@ -222,6 +222,21 @@ Status CheckConfig::Set(const std::string& rule, const std::string& param, doubl
                          (known.empty() ? std::string(" (it has none)") : "; parameters: " + known));
   }
   if (!std::isfinite(value)) return Status::Error("rule '" + rule + "', parameter '" + param + "': not a finite number");
+  // Counts and role sets are converted to integers where the rules use them:
+  // a value out of range there would be undefined behaviour, not a setting.
+  char shown[32];
+  std::snprintf(shown, sizeof shown, "%.6g", value);
+  if (param == "roles" && !(value >= 0 && value <= static_cast<int>(Role::kAll) && value == std::floor(value))) {
+    return Status::Error("rule '" + rule + "', parameter 'roles': " + shown +
+                         " is not a set of roles: a whole number 0..31 (activation 1, activation_grad 2, "
+                         "weight 4, weight_grad 8, optimizer_state 16, summed)");
+  }
+  constexpr double kMaxCount = 1e9;
+  if ((param == "window" || param == "steps" || param == "patience" || param == "min_hits") &&
+      !(value >= 0 && value <= kMaxCount && value == std::floor(value))) {
+    return Status::Error("rule '" + rule + "', parameter '" + param + "': " + shown +
+                         " is not a count: a whole number 0..1e9");
+  }
   p->second = value;
   return Status();
 }
