@@ -39,9 +39,11 @@ for t in "${targets[@]}"; do
   log="build-fuzz/artifacts/$t/last_run.log"
   # -timeout: one input taking over 10 s is a hang; -rss_limit_mb: a parser
   # that believes a header's sizes runs out of memory long before this.
+  seeds=()
+  [ -d "fuzz/corpus/$t" ] && seeds=("fuzz/corpus/$t")
   if ! "build-fuzz/bin/lpsim_fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t/" \
-      "build-fuzz/corpus/$t" "fuzz/corpus/$t" >"$log" 2>&1; then
+      "build-fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1; then
     failed+=("$t")
     tail -n 60 "$log" >&2
   fi
