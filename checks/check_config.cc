@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -105,6 +106,12 @@ Status CheckConfig::Set(const std::string& rule, const std::string& param, doubl
       if (param != field) return;
       param_found = true;
       using T = std::decay_t<decltype(slot)>;
+      // An integral slot also takes its type's range as a limit: converting
+      // 1e300 to int is undefined behaviour, not a setting.
+      if (std::is_integral<T>::value) {
+        lo = std::max(lo, static_cast<double>(std::numeric_limits<T>::lowest()));
+        hi = std::min(hi, static_cast<double>(std::numeric_limits<T>::max()));
+      }
       const std::string where = "rule '" + rule + "', parameter '" + param + "': ";
       if (!std::isfinite(value)) {
         error = where + "not a finite number";

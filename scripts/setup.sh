@@ -2,7 +2,8 @@
 # Installs every system package lpsim needs, from Debian's packages only.
 # Idempotent: when everything is already installed it returns in well under a
 # second without touching the network.
-#   scripts/setup.sh            # build + test dependencies
+#   scripts/setup.sh            # build + test dependencies (clang-16 and
+#                               # libFuzzer for scripts/fuzz.sh among them)
 # Also installs the report's chart libraries and the browser test's driver
 # from npm (`npm ci` in report/web, skipped while its lock file is unchanged).
 set -euo pipefail
@@ -14,6 +15,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium
+  clang-16 libclang-rt-16-dev libfuzzer-16-dev
 )
 
 missing=()

@@ -17,10 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 
 nlohmann::json Number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
-double NumberOr(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_number()) return NAN;
-  return j[key].get<double>();
-}
 
 torch::Tensor RngState() {
   auto gen = at::detail::getDefaultCPUGenerator();
@@ -98,21 +94,13 @@ StatusOr<Replay> Replay::Load(const std::string& dir) {
   const fs::path d(dir);
   std::ifstream in(d / "manifest.json");
   if (!in) return Status::Error("'" + dir + "' is not a capture folder: no manifest.json");
+  std::ostringstream text;
+  text << in.rdbuf();
+  StatusOr<CaptureManifest> m = ParseCaptureManifest(text.str());
+  if (!m.ok()) return Status::Error((d / "manifest.json").string() + ": " + m.status().message());
   Replay r;
   r.dir_ = dir;
-  try {
-    nlohmann::json j = nlohmann::json::parse(in);
-    if (!j.contains("lpsim_capture")) return Status::Error((d / "manifest.json").string() + " is not an lpsim capture manifest");
-    r.manifest_.step = j.value("step", int64_t{0});
-    r.manifest_.model = j.value("model", std::string());
-    r.manifest_.reason = j.value("reason", std::string());
-    r.manifest_.loss = NumberOr(j, "loss");
-    r.manifest_.lr = NumberOr(j, "lr");
-    r.manifest_.has_batch = j.value("has_batch", false);
-    r.manifest_.update_applied = j.value("update_applied", false);
-  } catch (const nlohmann::json::exception& e) {
-    return Status::Error((d / "manifest.json").string() + ": " + e.what());
-  }
+  r.manifest_ = *m;
   try {
     if (r.manifest_.has_batch) {
       torch::load(r.inputs_, (d / "inputs.pt").string());

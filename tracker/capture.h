@@ -34,18 +34,9 @@
 
 #include "core/records.h"
 #include "core/status.h"
+#include "tracker/capture_manifest.h"
 
 namespace lpsim {
-
-struct CaptureManifest {
-  int64_t step = 0;
-  std::string model;    // e.g. "mlp" / "cnn" for the built-in models, or the user's name
-  std::string reason;   // why the step was captured
-  double loss = 0;      // NaN/Inf are stored as JSON null and read back as NaN
-  double lr = 0;
-  bool has_batch = false;
-  bool update_applied = false;  // true for captures asked by a rule policy after the update
-};
 
 // Everything the tracker knows about the failing step.
 struct CaptureInput {

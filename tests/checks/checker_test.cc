@@ -683,6 +683,35 @@ TEST(Checker, ConfigRefusesBadInput) {
   EXPECT_FALSE(d.Set("nope", "window", 1).ok());
 }
 
+// Found by fuzz/rule_config_fuzz.cc: counts and role sets are converted to
+// integers where the rules use them, so 1e300 was undefined behaviour (UBSan:
+// "outside the range of representable values"), not a setting.
+TEST(Checker, ConfigRefusesCountsAndRolesOutOfRange) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"roles", R"({"lp_underflow": {"roles": 1e300}})"},
+      {"roles", R"({"lp_underflow": {"roles": 32}})"},
+      {"roles", R"({"lp_underflow": {"roles": -1}})"},
+      {"roles", R"({"lp_underflow": {"roles": 1.5}})"},
+      {"window", R"({"dead_relu": {"window": 1e300}})"},
+      {"window", R"({"dead_relu": {"window": -3}})"},
+      {"window", R"({"dead_relu": {"window": 2.5}})"},
+      {"min_hits", R"({"lp_overflow": {"min_hits": 1e19}})"},
+      {"patience", R"({"loss_not_decreasing": {"patience": 1e12}})"},
+      {"steps", R"({"lp_stale_scaling": {"steps": -1e300}})"}};
+  for (const auto& [param, json] : cases) {
+    StatusOr<CheckConfig> r = CheckConfig::FromJson(json);
+    ASSERT_FALSE(r.ok()) << json;
+    EXPECT_NE(r.status().message().find(std::string("'") + param + "'"), std::string::npos)
+        << r.status().message();
+  }
+  StatusOr<CheckConfig> ok = CheckConfig::FromJson(
+      R"({"lp_underflow": {"roles": 31}, "dead_relu": {"window": 1}, "lp_overflow": {"min_hits": 1000000000}})");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->low_precision.lp_underflow.roles, 31);
+  CheckConfig d = CheckConfig::Defaults();
+  EXPECT_FALSE(d.Set("lp_snr", "roles", 4e9).ok());
+}
+
 TEST(Checker, SortForDisplayPutsSevereAndNewFirst) {
   std::vector<Finding> v(3);
   v[0].severity = Severity::kWarning, v[0].step = 9;
