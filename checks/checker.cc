@@ -39,15 +39,16 @@ class Checker::Impl {
     sink_.BeginStep(step);
     for (const TensorRecord& r : records_) {
       if (r.role == Role::kWeight) weights_.NoteShape(r);
+      if (r.role == Role::kWeightGrad) weights_.NoteGradient(r);
     }
     for (const TensorRecord& r : initial_) weights_.PoorInit(r);
     initial_.clear();
+    // The loss first: unstable_learning reads the step's loss.
     for (const ScalarRecord& s : scalars_) {
-      if (s.name == "loss") {
-        if (nonfinite_.Loss(s.value)) loss_.Add(s.value);
-      } else if (s.name.rfind(kUpdateRatio, 0) == 0) {
-        weights_.UpdateRatio(s.name.substr(kUpdateRatio.size()), s.value);
-      }
+      if (s.name == "loss" && nonfinite_.Loss(s.value)) loss_.Add(s.value);
+    }
+    for (const ScalarRecord& s : scalars_) {
+      if (s.name.rfind(kUpdateRatio, 0) == 0) weights_.UpdateRatio(s.name.substr(kUpdateRatio.size()), s.value);
     }
     gradients_.Step(records_);
     for (const TensorRecord& r : records_) {

@@ -1,6 +1,8 @@
 // `lpsim check RUN [--rules FILE] [--json]`: runs the rule catalog (checks/)
 // offline on a stored run and prints the findings, most severe first, newest
-// first within a severity.
+// first within a severity. `lpsim check --list-rules [--json]` prints the
+// catalog: each rule, its severity, what it detects, its thresholds with
+// their defaults, and their source.
 //
 // Exit status: 0 when the run was checked, whether or not rules fired (a
 // finding is a result, not an error: read the output or --json); 2 for bad
@@ -9,6 +11,7 @@
 //   lpsim check runs/demo
 //   lpsim check runs/demo --rules my_rules.json --json
 //   lpsim check runs/demo --target b200-nvfp4
+//   lpsim check --list-rules
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -76,6 +79,7 @@ struct CheckArgs {
   std::string rules;
   std::string target;
   bool json = false;
+  bool list_rules = false;
 };
 
 TargetRole ToTargetRole(Role r) {
@@ -145,11 +149,49 @@ nlohmann::ordered_json FindingJson(const Finding& f) {
           {"tensor", f.tensor},   {"message", f.message},             {"evidence", ev}};
 }
 
+int ListRules(bool json) {
+  if (json) {
+    nlohmann::ordered_json rules = nlohmann::ordered_json::array();
+    for (const RuleInfo& r : RuleCatalog()) {
+      nlohmann::ordered_json thresholds = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : r.params) thresholds[k] = v;
+      rules.push_back({{"rule", r.name},
+                       {"category", r.category},
+                       {"severity", ToString(r.severity)},
+                       {"policy", ToString(r.policy)},
+                       {"what", r.what},
+                       {"thresholds", thresholds},
+                       {"source", r.source}});
+    }
+    std::cout << nlohmann::ordered_json{{"rules", rules}}.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::string category;
+  for (const RuleInfo& r : RuleCatalog()) {
+    if (r.category != category) {
+      category = r.category;
+      std::cout << "== " << category << " ==\n\n";
+    }
+    std::string thresholds;
+    for (const auto& [k, v] : r.params) thresholds += fmt::format("{}{} = {:g}", thresholds.empty() ? "" : ", ", k, v);
+    std::cout << fmt::format("{}  [{}]\n  detects: {}\n  thresholds: {}\n  source: {}\n\n", r.name,
+                             ToString(r.severity), r.what, thresholds.empty() ? "(none)" : thresholds, r.source);
+  }
+  return kExitOk;
+}
+
 int RunCheck(const CheckArgs& a) {
   auto fail = [](const std::string& m, int code) {
     std::cerr << "lpsim check: error: " << m << "\n";
     return code;
   };
+  if (a.list_rules) {
+    if (!a.run.empty() || !a.rules.empty() || !a.target.empty()) {
+      return fail("--list-rules takes no RUN, --rules or --target (it prints the defaults)", kExitBadInput);
+    }
+    return ListRules(a.json);
+  }
+  if (a.run.empty()) return fail("RUN is required: lpsim check RUN (or lpsim check --list-rules)", kExitBadInput);
   CheckConfig config = CheckConfig::Defaults();
   if (!a.rules.empty()) {
     StatusOr<CheckConfig> c = CheckConfig::FromFile(a.rules);
@@ -207,8 +249,8 @@ void AddCheckCommand(CLI::App* app, Command* selected) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app->add_subcommand(
       "check", "Run the rule catalog on a stored run and print the findings (exit 0 with or "
-               "without findings, 2 on bad input)");
-  cmd->add_option("RUN", args->run, "run directory or its run.db")->required();
+               "without findings, 2 on bad input); --list-rules prints the catalog");
+  cmd->add_option("RUN", args->run, "run directory or its run.db");
   cmd->add_option("--rules", args->rules,
                   "JSON rule settings, e.g. {\"dead_relu\": {\"max_zero_share\": 0.9}} "
                   "(docs/checks.md)");
@@ -216,7 +258,9 @@ void AddCheckCommand(CLI::App* app, Command* selected) {
                   "judge the run as this hardware target would store each tensor (name or .json "
                   "path): the format-aware rules see the target's formats and recipes")
       ->type_name("NAME|PATH");
-  cmd->add_flag("--json", args->json, "print the findings as JSON");
+    cmd->add_flag("--json", args->json, "print the findings (or, with --list-rules, the catalog) as JSON");
+  cmd->add_flag("--list-rules", args->list_rules,
+                "print every rule: severity, what it detects, its thresholds with their defaults, their source");
   cmd->callback([selected, args] { *selected = [args] { return RunCheck(*args); }; });
 }
 

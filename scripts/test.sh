@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Set up, build, and run every test (ctest). Long suites run only on demand:
 # the all-2^32 sweeps (label `exhaustive`) and simulate mode's full matrix of
-# models x recipes (label `simulate_long`):
+# models x recipes (label `simulate_long`) and the classic rules' whole healthy
+# corpus (label `healthy`; a slice of it runs by default):
 #   (cd build && ctest -L exhaustive)   (cd build && ctest -L simulate_long)
+#   (cd build && ctest -L healthy)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 cd build
-ctest -j "$(nproc)" -LE "exhaustive|simulate_long" --output-on-failure "$@"
+ctest -j "$(nproc)" -LE "exhaustive|simulate_long|healthy" --output-on-failure "$@"

@@ -51,7 +51,7 @@ struct NegativeLossParams {
 struct LossNotDecreasingParams {
   int window = 5;
   double min_decrease = 0.05;
-  int patience = 5;
+  int patience = 10;
   double converged_fraction = 0.1;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
@@ -66,11 +66,13 @@ struct DivergingLossParams {
   int window = 5;
   double factor = 2;
   double min_rise = 0.1;
+  double max_jump = 1e3;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("window", p.window, 1, kNoLimit);
     v("factor", p.factor, 0, kNoLimit);
     v("min_rise", p.min_rise, 0, kNoLimit);
+    v("max_jump", p.max_jump, 1, kNoLimit);
   }
 };
 
@@ -123,6 +125,11 @@ class LossRules {
   const std::vector<double>& losses() const { return losses_; }
   // The mean of the first diverging_loss window (NaN until it is full).
   double first_window() const { return first_window_; }
+  // Whether the mean of the last half of the last `span` losses is below
+  // that of its first half (false with fewer than `span` >= 2 losses).
+  bool Improving(size_t span) const;
+  // Whether the last `span` losses are not all equal (false with fewer than 2).
+  bool Varies(size_t span) const;
 
  private:
   void Diverging();
@@ -133,8 +140,8 @@ class LossRules {
   LossParams p_;
   FindingSink* sink_;
   std::vector<double> losses_;
-  double first_window_ = NAN, best_window_ = NAN, prev_window_ = NAN;
-  int not_decreasing_strikes_ = 0;
+  double first_window_ = NAN, best_window_ = NAN, lowest_ = NAN;
+  std::vector<double> windows_;  // loss_not_decreasing: the mean of each full window
 };
 
 }  // namespace lpsim

@@ -12,17 +12,24 @@ void WeightRules::Catalog(std::vector<RuleInfo>* out) {
                   "a weight's mean, std and max|w| stay equal (rtol, atol) over `steps` recorded steps",
                   "SageMaker Debugger UnchangedTensor (num_steps 3, rtol 1e-5, atol 1e-8); silent once the "
                   "loss is below converged_fraction x its first window (AUTOTRAINER gate)", W));
+  out->push_back(CatalogEntry("redundant_parameter", "parameters",
+                  "a parameter unchanged as for untrained_parameter whose gradient is exactly 0 while the "
+                  "loss changes (the loss does not depend on it: a bias before BatchNorm)",
+                  "lpsim (split from untrained_parameter; steps from it)", Severity::kInfo));
   out->push_back(CatalogEntry("poor_initialization", "parameters",
                   "at its first record, a >=2-D weight is constant (broken symmetry) or its variance is "
                   "outside [min_variance, max_variance]",
                   "DeepDiagnosis poor weights: var outside [1e-5, 10]; constant init = TFCheck IPS-15", W));
   out->push_back(CatalogEntry("diverging_parameters", "parameters",
                   "p75|w| > max_p75, or p75|w| of a >=2-D weight rises at every record and grows more "
-                  "than `growth` times over `window` records",
-                  "TheDeepChecker weight divergence (mean-abs > 1e8, growth > 2 over window 5)", E));
+                  "than `growth` times over `window` records, or grows more than trend_growth times over "
+                  "trend_steps steps with the late half growing >= min_late_share x the early half",
+                  "TheDeepChecker weight divergence (mean-abs > 1e8, growth > 2 over window 5); trend: "
+                  "lpsim (steady growth, e.g. wrong-sign weight decay)", E));
   out->push_back(CatalogEntry("unstable_learning", "parameters",
                   "mean of log10(mean|dw| / mean|w|) over `window` steps of a >=2-D weight outside "
-                  "(min_log10, max_log10)",
+                  "(min_log10, max_log10); tiny only while the weight never had a window in range, "
+                  "large unless |w| grows while the loss falls",
                   "TheDeepChecker update/weight ratio, log10 outside [-4, -1]", W));
 }
 
@@ -60,8 +67,19 @@ void WeightRules::UpdateRatio(const std::string& param, double ratio) {
   for (double v : d) mean += v;
   mean /= static_cast<double>(d.size());
   const double lo = p.min_log10, hi = p.max_log10;
-  const bool high = mean > hi;
-  sink_->Judge("unstable_learning", param, mean < lo || high, param,
+  const bool high = mean > hi, low = mean < lo;
+  if (!high && !low) updates_were_normal_.insert(param);
+  // Tiny updates after the layer has learned at a normal rate are
+  // convergence (Adam's first moment averages to ~0) or a decayed learning
+  // rate, not a layer that cannot learn.
+  const bool tiny = low && !updates_were_normal_.count(param);
+  // A large ratio while the weights grow (a small initialization reaching
+  // its working scale: |dw|/|w| is large because |w| is small) and the loss
+  // falls is a fast start, not instability.
+  const std::deque<double>& rms = rms_[param];
+  const bool growing = rms.size() >= 2 && rms.back() > rms.front();
+  const bool large = high && !(growing && loss_->Improving(window));
+  sink_->Judge("unstable_learning", param, tiny || large, param,
                "the updates of '" + param + "' are " + (high ? "large" : "tiny") +
                    " relative to the weights: mean log10(|dw|/|w|) over the last " + std::to_string(window) +
                    " steps is " + Fmt(mean) + ", outside (" + Fmt(lo) + ", " + Fmt(hi) + "). " +
@@ -73,6 +91,7 @@ void WeightRules::UpdateRatio(const std::string& param, double ratio) {
 void WeightRules::Weight(const TensorRecord& r) {
   dims_[r.name] = static_cast<int>(r.shape.size());
   if (r.stats.finite() == 0) return;
+  Push(&rms_[r.name], static_cast<double>(r.stats.rms), static_cast<size_t>(p_.unstable_learning.window));
   PoorInit(r);
   Untrained(r);
   Diverging(r);
@@ -99,7 +118,18 @@ void WeightRules::Untrained(const TensorRecord& r) {
     for (size_t i = losses.size() - 5; i < losses.size(); ++i) recent += losses[i] / 5;
     converged = recent <= p.converged_fraction * first_window;
   }
-  sink_->Judge("untrained_parameter", r.name, same && !converged, r.name,
+  // A gradient of exactly 0 while the loss moves: the parameter has no
+  // effect on the loss (a bias followed by BatchNorm, a layer behind dead
+  // units). It is redundant rather than cut off from the optimizer.
+  auto zero = zero_grad_.find(r.name);
+  const bool redundant = same && zero != zero_grad_.end() && zero->second && loss_->Varies(steps);
+  sink_->Judge("redundant_parameter", r.name, redundant, r.name,
+               "parameter '" + r.name + "' has not changed over the last " + std::to_string(steps) +
+                   " recorded steps and its gradient is exactly 0 while the loss changes: the loss does not "
+                   "depend on it (a bias followed by BatchNorm, or a layer whose outputs are all cut off, "
+                   "e.g. by dead ReLUs). Remove it (bias=false before BatchNorm) or check what blocks it.",
+               {{"mean", s.mean}, {"std", s.std}, {"max_abs", s.max_abs}});
+  sink_->Judge("untrained_parameter", r.name, same && !converged && !redundant, r.name,
                "parameter '" + r.name + "' has not changed over the last " + std::to_string(steps) +
                    " recorded steps. It is not being trained: check that it is passed to the "
                    "optimizer, that it is connected to the loss (gradient flows), and that its "
@@ -118,11 +148,37 @@ void WeightRules::Diverging(const TensorRecord& r) {
   if (dims >= 2 && d.size() >= window && d.front() > 0) {
     growing = d.back() > p.growth * d.front();
     for (size_t i = 1; i < d.size(); ++i) growing = growing && d[i] > d[i - 1];
+    // Weights growing fast while the loss falls are a small initialization
+    // reaching its working scale (a head initialised x0.01), not divergence:
+    // exploding weights take the loss up with them.
+    growing = growing && !loss_->Improving(std::min(2 * window, loss_->losses().size()));
   }
-  sink_->Judge("diverging_parameters", r.name, p75 > p.max_p75 || growing, r.name,
+  // Steady exponential growth over a long span (wrong-sign weight decay:
+  // w <- w (1 + lr lambda), x16 over 600 steps) is too slow for the window;
+  // weights growing from a small initialization slow down instead (the late
+  // half of the span grows far less than the early half).
+  bool trend = false;
+  double trend_factor = 1;
+  if (dims >= 2 && p75 > 0) {
+    auto& t = trend_[r.name];
+    const double step = static_cast<double>(r.step), span = static_cast<double>(p.trend_steps);
+    t.emplace_back(step, std::log(p75));
+    while (t.size() > 2 && t[1].first <= step - span) t.pop_front();
+    if (t.front().first <= step - span) {
+      const double mid_step = t.front().first + (step - t.front().first) / 2;
+      size_t mid = 0;
+      while (mid + 1 < t.size() && t[mid].first < mid_step) ++mid;
+      const double early = t[mid].second - t.front().second, late = t.back().second - t[mid].second;
+      trend_factor = std::exp(t.back().second - t.front().second);
+      trend = trend_factor > p.trend_growth && early > 0 && late >= p.min_late_share * early;
+    }
+  }
+  sink_->Judge("diverging_parameters", r.name, p75 > p.max_p75 || growing || trend, r.name,
                "parameter '" + r.name + "' is diverging: p75|w| = " + Fmt(p75) +
                    (growing ? ", grown " + Fmt(d.back() / d.front()) + "x over the last " +
                                   std::to_string(window) + " records"
+                    : trend ? ", grown steadily " + Fmt(trend_factor) + "x over the last " +
+                                  std::to_string(p.trend_steps) + " steps"
                             : " > " + Fmt(p.max_p75)) +
                    ". Weights that grow without bound end in Inf/NaN; lower the learning rate, check "
                    "the sign of regularization terms (weight decay must shrink weights), or clip gradients.",

@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/records.h"
@@ -51,11 +52,17 @@ struct DivergingParametersParams {
   double max_p75 = 1e8;
   double growth = 2;
   int window = 5;
+  int trend_steps = 200;
+  double trend_growth = 2;
+  double min_late_share = 0.5;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_p75", p.max_p75, 0, kNoLimit);
     v("growth", p.growth, 0, kNoLimit);
     v("window", p.window, 2, kNoLimit);
+    v("trend_steps", p.trend_steps, 2, kNoLimit);
+    v("trend_growth", p.trend_growth, 1, kNoLimit);
+    v("min_late_share", p.min_late_share, 0, kNoLimit);
   }
 };
 
@@ -73,12 +80,14 @@ struct UnstableLearningParams {
 
 struct WeightParams {
   UntrainedParameterParams untrained_parameter;
+  NoParams redundant_parameter;  // judged with untrained_parameter's steps
   PoorInitializationParams poor_initialization;
   DivergingParametersParams diverging_parameters;
   UnstableLearningParams unstable_learning;
   template <typename Self, typename F>
   static void Rules(Self& p, F&& f) {
     f("untrained_parameter", p.untrained_parameter);
+    f("redundant_parameter", p.redundant_parameter);
     f("poor_initialization", p.poor_initialization);
     f("diverging_parameters", p.diverging_parameters);
     f("unstable_learning", p.unstable_learning);
@@ -98,6 +107,10 @@ class WeightRules {
   // A weight record of the step (before anything is judged: unstable_learning
   // skips 1-D parameters by their shape).
   void NoteShape(const TensorRecord& r) { dims_[r.name] = static_cast<int>(r.shape.size()); }
+  // A weight-gradient record of the step: whether it is exactly zero.
+  void NoteGradient(const TensorRecord& r) {
+    zero_grad_[r.name] = r.stats.count > 0 && r.stats.finite() == r.stats.count && r.stats.max_abs == 0;
+  }
   // poor_initialization, once per weight: its first record or initial value.
   void PoorInit(const TensorRecord& r);
   // unstable_learning on the tracker's `update_ratio/<param>` scalar.
@@ -117,6 +130,10 @@ class WeightRules {
   std::map<std::string, std::deque<std::array<double, 3>>> signature_;  // mean, std, max|w|
   std::map<std::string, std::deque<double>> p75_;
   std::map<std::string, std::deque<double>> update_log_;
+  std::map<std::string, bool> zero_grad_;           // this step's gradient is exactly 0
+  std::set<std::string> updates_were_normal_;       // had a window within (min_log10, max_log10)
+  std::map<std::string, std::deque<double>> rms_;   // rms of the weight, last unstable_learning window
+  std::map<std::string, std::deque<std::pair<double, double>>> trend_;  // (step, log p75|w|)
 };
 
 }  // namespace lpsim
