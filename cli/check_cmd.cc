@@ -146,10 +146,7 @@ nlohmann::ordered_json FindingJson(const Finding& f) {
 }
 
 int RunCheck(const CheckArgs& a) {
-  auto fail = [](const std::string& m, int code) {
-    std::cerr << "lpsim check: error: " << m << "\n";
-    return code;
-  };
+  auto fail = [](const std::string& m, int code) { return PrintError("check", m, code); };
   CheckConfig config = CheckConfig::Defaults();
   if (!a.rules.empty()) {
     StatusOr<CheckConfig> c = CheckConfig::FromFile(a.rules);
@@ -167,7 +164,7 @@ int RunCheck(const CheckArgs& a) {
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
   if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
   StatusOr<std::vector<Finding>> found = CheckStoredRun(**reader, config, rewrite);
-  if (!found.ok()) return fail(found.status().message(), kExitBadInput);
+  if (!found.ok()) return PrintError("check", found.status());
   std::vector<Finding> findings = std::move(found).value();
   SortForDisplay(&findings);
 

@@ -23,6 +23,7 @@
 
 #include "cli/commands.h"
 #include "cli/table.h"
+#include "core/output.h"
 #include "formats/format.h"
 #include "mmu/gemm.h"
 #include "mmu/unit.h"
@@ -47,8 +48,7 @@ struct GemmArgs {
 };
 
 int Fail(const std::string& message, int code = kExitBadInput) {
-  std::cerr << "lpsim gemm: error: " << message << "\n";
-  return code;
+  return PrintError("gemm", message, code);
 }
 
 int Threads() {
@@ -151,6 +151,11 @@ int RunFiles(const GemmArgs& g) {
   if (g.a.empty() || g.b.empty() || g.d.empty()) {
     return Fail("give A.npy B.npy OUT.npy (or --sweep-k, which reads no files)");
   }
+  // OUT may not be one of the inputs (the write would destroy it).
+  std::vector<std::string> inputs = {g.a, g.b};
+  if (!g.c.empty()) inputs.push_back(g.c);
+  Status checked = CheckOutput(g.d, inputs, {}, "OUT");
+  if (!checked.ok()) return PrintError("gemm", checked);
   StatusOr<NpyArray> a = ReadNpy(g.a);
   if (!a.ok()) return Fail(a.status().message());
   StatusOr<NpyArray> b = ReadNpy(g.b);
@@ -199,7 +204,7 @@ int RunFiles(const GemmArgs& g) {
 
   // 3. Output, atomically; a failure here is not the input's fault.
   Status st = WriteNpy(g.d, out_shape, d.data());
-  if (!st.ok()) return Fail(st.message(), kExitFailure);
+  if (!st.ok()) return PrintError("gemm", st);
 
   // 4. Report.
   nlohmann::ordered_json j = {

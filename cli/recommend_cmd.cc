@@ -147,10 +147,7 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
     if (t.amax.size() == 1 || r.step >= t.last.step) t.last = std::move(r);
     return Status();
   });
-  if (!st.ok()) {
-    std::cerr << "lpsim recommend: error: " << st.message() << "\n";
-    return kExitBadInput;
-  }
+  if (!st.ok()) return PrintError("recommend", st);
   std::vector<size_t> broken(targets.size(), 0), unknown(targets.size(), 0);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::vector<Column> cols = {{"role"}, {"layer"}};
@@ -222,10 +219,7 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
 }
 
 int RunRecommend(const RecommendArgs& a) {
-  auto fail = [](const std::string& m, int code) {
-    std::cerr << "lpsim recommend: error: " << m << "\n";
-    return code;
-  };
+  auto fail = [](const std::string& m, int code) { return PrintError("recommend", m, code); };
   for (const std::string& f : a.options.formats) {
     StatusOr<Format> parsed = ParseFormat(f);
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
@@ -240,7 +234,7 @@ int RunRecommend(const RecommendArgs& a) {
   if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
   if (!targets->empty()) return CompareTargets(**reader, *targets, a.options.budgets, a.json);
   StatusOr<Recommendation> r = Recommend(**reader, a.options);
-  if (!r.ok()) return fail(r.status().message(), kExitBadInput);
+  if (!r.ok()) return PrintError("recommend", r.status());
   if (a.json) {
     std::cout << RecommendationJson(*r).dump(2) << "\n";
     return kExitOk;
