@@ -327,7 +327,7 @@ int RunAnalyze(const AnalyzeArgs& a) {
   }
   for (const std::string& n : notes) std::cout << "Note: " << Printable(n) << "\n";
   if (!notes.empty()) std::cout << "\n";
-  std::cout << RecommendationTable(*rec);
+  std::cout << PrintableLines(RecommendationTable(*rec));
   if (!a.report.empty()) std::cout << "Report written to " << Printable(a.report) << "\n";
   return kExitOk;
 }

@@ -24,6 +24,7 @@
 
 #include "checks/checker.h"
 #include "cli/commands.h"
+#include "core/printable.h"
 #include "core/target.h"
 #include "report/recommend.h"
 #include "simd/scaling.h"
@@ -180,16 +181,18 @@ int RunCheck(const CheckArgs& a) {
                  "counts estimated from the histograms, worst case):\n";
   }
   if (findings.empty()) {
-    std::cout << "No rule fired on " << (*reader)->path() << ".\n";
+    std::cout << "No rule fired on " << Printable((*reader)->path()) << ".\n";
     return kExitOk;
   }
   int counts[3] = {0, 0, 0};
   for (const Finding& f : findings) ++counts[static_cast<int>(f.severity)];
   std::cout << fmt::format("{} finding(s) on {}: {} error, {} warning, {} info\n\n", findings.size(),
-                           (*reader)->path(), counts[2], counts[1], counts[0]);
+                           Printable((*reader)->path()), counts[2], counts[1], counts[0]);
   for (const Finding& f : findings) {
-    std::cout << fmt::format("[{}] step {}  {}{}\n  {}\n", ToString(f.severity), f.step, f.rule,
-                             f.tensor.empty() ? "" : "  " + f.tensor, f.message);
+    // Names and messages come from the run's database: shown escaped.
+    std::cout << fmt::format("[{}] step {}  {}{}\n  {}\n", ToString(f.severity), f.step,
+                             Printable(f.rule), f.tensor.empty() ? "" : "  " + Printable(f.tensor),
+                             Printable(f.message));
     std::string ev;
     for (const auto& [k, v] : f.evidence) ev += fmt::format("{}{}={:.4g}", ev.empty() ? "" : ", ", k, v);
     if (!ev.empty()) std::cout << "  evidence: " << ev << "\n";

@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "cli/table.h"
+#include "core/printable.h"
 #include "core/target.h"
 #include "simd/role_quantizer.h"
 #include "simd/scaling.h"
@@ -248,7 +249,7 @@ int RunRecommend(const RecommendArgs& a) {
             << "%, overflow <= " << 100 * b.max_overflow << "%, SNR >= " << b.min_snr_db
             << " dB. Estimated counts are [lower, upper] bounds from the histograms\n"
             << "(block recipes: per-block amaxes unknown, see docs/report.md).\n\n";
-  std::cout << RecommendationTable(*r);
+  std::cout << PrintableLines(RecommendationTable(*r));
   return kExitOk;
 }
 

@@ -8,6 +8,7 @@
 // unchanged.
 //
 //   return Status::Error("invalid format spec '" + Printable(spec) + "'");
+//   std::cout << PrintableLines(table_text);  // a text of many lines
 //
 // Header-only: formats/ (std only) uses it as well as every layer above.
 #ifndef LPSIM_CORE_PRINTABLE_H_
@@ -49,6 +50,21 @@ inline std::string Printable(std::string_view s) {
     } else {
       out += static_cast<char>(c);
     }
+  }
+  return out;
+}
+
+// The same for a block of text whose lines are meant: every line escaped on
+// its own, the line breaks kept.
+inline std::string PrintableLines(std::string_view s) {
+  std::string out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t nl = s.find('\n', start);
+    out += Printable(s.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    if (nl == std::string_view::npos) break;
+    out += '\n';
+    start = nl + 1;
   }
   return out;
 }

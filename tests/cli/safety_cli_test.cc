@@ -82,14 +82,14 @@ class SafetyCliTest : public ::testing::Test {
   }
 
   // A finished run with two steps of one tensor, in DIR/run.
-  std::string WriteRun() const {
+  std::string WriteRun(const std::string& tensor = "fc1") const {
     const std::string run = Path("run");
     auto w = RunWriter::Open(run, "safety", "{}");
     EXPECT_TRUE(w.ok()) << w.status().message();
     for (int64_t s = 0; s < 2; ++s) {
       TensorRecord r;
       r.step = s;
-      r.name = "fc1";
+      r.name = tensor;
       r.role = Role::kActivation;
       r.shape = {4};
       r.dtype = "float32";
@@ -287,6 +287,18 @@ TEST_F(SafetyCliTest, ControlCharactersAreEscapedInMessages) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr("a\\nb\\x07.npy"));
   EXPECT_EQ(r.err.find('\a'), std::string::npos);
+}
+
+// Names stored in a run (a user's module names) are shown escaped too.
+TEST_F(SafetyCliTest, NamesFromARunAreEscaped) {
+  const std::string run = WriteRun("fc\x1b[2J\n");
+  for (const char* cmd : {"recommend", "check"}) {
+    SCOPED_TRACE(cmd);
+    const RunResult r = Run(std::string(cmd) + " " + run);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  }
+  EXPECT_THAT(Run("recommend " + run).out, HasSubstr("fc\\x1b[2J\\n"));
 }
 
 // numpy itself stops at 32 dimensions (NPY_MAXDIMS before numpy 2).

@@ -30,5 +30,12 @@ TEST(PrintableTest, ControlCharactersAreEscaped) {
   }
 }
 
+TEST(PrintableTest, LinesKeepTheirBreaks) {
+  EXPECT_EQ(PrintableLines("a\x1b[m\nb\tc\n"), "a\\x1b[m\nb\\tc\n");
+  EXPECT_EQ(PrintableLines("one line"), "one line");
+  EXPECT_EQ(PrintableLines(""), "");
+  EXPECT_EQ(PrintableLines("\n\n"), "\n\n");
+}
+
 }  // namespace
 }  // namespace lpsim
