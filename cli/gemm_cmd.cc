@@ -24,6 +24,7 @@
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "core/output.h"
+#include "core/printable.h"
 #include "formats/format.h"
 #include "mmu/gemm.h"
 #include "mmu/unit.h"
@@ -206,7 +207,8 @@ int RunFiles(const GemmArgs& g) {
   Status st = WriteNpy(g.d, out_shape, d.data());
   if (!st.ok()) return PrintError("gemm", st);
 
-  // 4. Report.
+  // 4. Report; with OUT "-" the array is stdout, so the report goes to stderr.
+  std::ostream& report = g.d == "-" ? std::cerr : std::cout;
   nlohmann::ordered_json j = {
       {"unit", cfg->unit->name},
       {"hardware", cfg->unit->hardware},
@@ -222,11 +224,11 @@ int RunFiles(const GemmArgs& g) {
       {"flushed_inputs", notes.flushed},
   };
   if (!g.json) {
-    std::cout << fmt::format("{} on {} ({} x {} -> {}, final rounding {}): {} {} -> {}\n",
-                             g.rowwise ? "rowwise dot" : "gemm", cfg->unit->name,
-                             cfg->formats.a.name(), cfg->formats.b.name(), cfg->formats.out.name(),
-                             ToString(cfg->formats.rounding), ShapeToString(a->shape),
-                             ShapeToString(b->shape), g.d);
+    report << fmt::format("{} on {} ({} x {} -> {}, final rounding {}): {} {} -> {}\n",
+                          g.rowwise ? "rowwise dot" : "gemm", cfg->unit->name,
+                          cfg->formats.a.name(), cfg->formats.b.name(), cfg->formats.out.name(),
+                          ToString(cfg->formats.rounding), ShapeToString(a->shape),
+                          ShapeToString(b->shape), Printable(g.d));
     return kExitOk;
   }
   StatusOr<mmu::GemmConfig> exact =
@@ -248,7 +250,7 @@ int RunFiles(const GemmArgs& g) {
     by_k.push_back({{"k", kp}, {"rel_error", row["rel_error"]}, {"max_ulp", row["max_ulp"]}});
   }
   j["error_by_k"] = by_k;
-  std::cout << j.dump(2) << "\n";
+  report << j.dump(2) << "\n";
   return kExitOk;
 }
 

@@ -223,6 +223,18 @@ TEST_F(SafetyCliTest, DashIsStandardOutput) {
   EXPECT_EQ(ReadFile(Path("piped.csv")), r.out);
   EXPECT_FALSE(fs::exists("-"));
   EXPECT_FALSE(fs::exists(run + "/-"));
+  // An array to stdout is the file's bytes alone; the summary goes to stderr.
+  WriteArray("x.npy", {1.0f, 3.0f, 500.0f, -2.0f});
+  ASSERT_TRUE(WriteNpy(Path("m.npy"), {2, 2}, std::vector<float>{1, 2, 3, 4}.data()).ok());
+  for (const std::string& args : {std::string("quantize --format e4m3fn ") + Path("x.npy"),
+                                  "gemm --unit h100 " + Path("m.npy") + " " + Path("m.npy")}) {
+    SCOPED_TRACE(args);
+    ASSERT_EQ(Run(args + " " + Path("file.npy")).code, 0);
+    r = Run(args + " -");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, ReadFile(Path("file.npy")));
+    EXPECT_THAT(r.err, HasSubstr("-> -"));
+  }
 }
 
 TEST_F(SafetyCliTest, ReportIntoAMissingDirectorySaysWhy) {
