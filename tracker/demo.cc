@@ -166,7 +166,8 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
     (void)tracker.Close("failed: " + why);
     char lr[32];
     std::snprintf(lr, sizeof lr, "%g", o.lr);
-    return Status::Failed(why + " (is --lr " + lr + " too large?)");
+    return Status::Failed(why + "; the run is marked failed (look at --lr " + lr +
+                          " and at simulated formats that overflow to Inf)");
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.last_records = tracker.last_records();

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -385,6 +386,31 @@ TEST_F(SafetyCliTest, DemoFlagsAreRangeChecked) {
   EXPECT_FALSE(fs::exists(Path("run"))) << "nothing ran";
   // The largest seed is a seed.
   EXPECT_EQ(Run("demo --seed 18446744073709551615" + rd).code, 0);
+}
+
+// A demo whose training cannot apply a single step (here: activations
+// stored in e2m1 without saturation overflow to Inf at once) fails with
+// exit 1, and its run says so instead of "ok".
+TEST_F(SafetyCliTest, ADemoWhoseTrainingFailsMarksTheRunFailed) {
+  std::string roles;
+  for (const char* role : {"activation", "weight", "activation_grad", "weight_grad",
+                           "optimizer_state", "master_weights"}) {
+    roles += std::string(roles.empty() ? "" : ", ") + "\"" + role + "\": {\"format\": \"" +
+             (std::string(role) == "activation" ? "e2m1" : "fp32") +
+             "\", \"scaling\": \"none\", \"sources\": {\"format\": \"assumed\", "
+             "\"scaling\": \"assumed\"}}";
+  }
+  WriteFile("overflow.json", "{\"name\": \"overflow\", \"description\": \"d\", \"roles\": {" +
+                                 roles + "}}");
+  ExpectRefused("demo --simulate --target " + Path("overflow.json") + " --steps 3 --quiet --run-dir " +
+                    Path("run"),
+                1, "demo", "no step of 3 was applied: every loss or gradient was NaN or Inf");
+  StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(Path("run"));
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  StatusOr<RunInfo> info = (*reader)->Info();
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  EXPECT_EQ(info->status, "failed");
+  EXPECT_THAT(info->status_message, HasSubstr("no step of 3 was applied"));
 }
 
 // ---- lpsim bench: flags checked before the suite starts.
