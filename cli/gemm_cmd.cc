@@ -348,7 +348,7 @@ void AddGemmCommand(CLI::App* app, Command* selected) {
   sub->add_option("--seed", g->seed, "--sweep-k: random seed (default 0)")->type_name("N");
   sub->add_option("A", g->a, "A.npy (M x K)")->type_name("");
   sub->add_option("B", g->b, "B.npy (K x N; M x K with --rowwise)")->type_name("");
-  sub->add_option("OUT", g->d, "Output .npy (float32)")->type_name("");
+  sub->add_option("OUT", g->d, "Output .npy (float32); - for stdout (the summary then goes to stderr)")->type_name("");
   sub->callback([g, selected] {
     *selected = [g] {
       if (g->sweep_k) {

@@ -283,7 +283,10 @@ void AddQuantizeCommand(CLI::App* app, Command* selected) {
   sub->add_option("IN", a->in, "Input .npy (float32, float16 or float64)")
       ->type_name("")
       ->required();
-  sub->add_option("OUT", a->out, "Output .npy (float32, same shape)")->type_name("")->required();
+  sub->add_option("OUT", a->out,
+                  "Output .npy (float32, same shape); - for stdout (the summary then goes to stderr)")
+      ->type_name("")
+      ->required();
   sub->add_flag("--json", a->json, "Print the counts as one JSON object");
   sub->callback([a, selected] { *selected = [a] { return RunQuantize(*a); }; });
 }
