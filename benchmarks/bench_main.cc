@@ -20,24 +20,8 @@
 #include <vector>
 
 #include "benchmarks/kernels_bench.h"
+#include "benchmarks/report.h"
 #include "simd/targets.h"
-
-namespace {
-
-bool ParseSize(const std::string& s, size_t* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-  size_t mult = 1;
-  if (*end == 'K' || *end == 'k') mult = size_t{1} << 10, ++end;
-  else if (*end == 'M' || *end == 'm') mult = size_t{1} << 20, ++end;
-  else if (*end == 'G' || *end == 'g') mult = size_t{1} << 30, ++end;
-  if (*end != '\0' || v == 0) return false;
-  *out = static_cast<size_t>(v) * mult;
-  return *out % 4096 == 0;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   lpsim::bench::SuiteOptions opt;
@@ -51,27 +35,19 @@ int main(int argc, char** argv) {
     } else if (a == "--lpsim_best_target") {
       opt.all_targets = false;
     } else if (a.rfind("--lpsim_sizes=", 0) == 0) {
-      opt.sizes.clear();
-      std::string list = a.substr(14);
-      size_t start = 0;
-      while (start <= list.size()) {
-        const size_t comma = list.find(',', start);
-        const std::string item = list.substr(start, comma - start);
-        size_t bytes;
-        if (!ParseSize(item, &bytes)) {
-          std::fprintf(stderr, "lpsim_bench: bad size '%s' (use e.g. 16K,4M,256M: multiples of 4K)\n",
-                       item.c_str());
-          return 2;
-        }
-        opt.sizes.push_back(bytes);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
+      lpsim::StatusOr<std::vector<uint64_t>> sizes = lpsim::bench::ParseSizeList(a.substr(14));
+      if (!sizes.ok()) {
+        std::fprintf(stderr, "lpsim_bench: --lpsim_sizes: %s\n", sizes.status().message().c_str());
+        return 2;
       }
+      opt.sizes.assign(sizes->begin(), sizes->end());
     } else if (a.rfind("--lpsim_ref_max=", 0) == 0) {
-      if (!ParseSize(a.substr(16), &opt.max_reference_bytes)) {
+      lpsim::StatusOr<std::vector<uint64_t>> max = lpsim::bench::ParseSizeList(a.substr(16));
+      if (!max.ok() || max->size() != 1) {
         std::fprintf(stderr, "lpsim_bench: bad --lpsim_ref_max '%s'\n", a.c_str() + 16);
         return 2;
       }
+      opt.max_reference_bytes = static_cast<size_t>(max->front());
     } else if (a.rfind("--lpsim_", 0) == 0) {
       std::fprintf(stderr, "lpsim_bench: unknown flag %s (see the top of bench_main.cc)\n",
                    a.c_str());

@@ -131,5 +131,36 @@ std::string ToJson(const std::vector<Row>& rows) {
   return a.dump(2);
 }
 
+StatusOr<std::vector<uint64_t>> ParseSizeList(const std::string& list) {
+  constexpr uint64_t kMaxSize = uint64_t{1} << 40;
+  const std::string help = "use sizes like 16K,4M,256M: multiples of 4K, at most 1T";
+  std::vector<uint64_t> sizes;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = list.find(',', start);
+    const std::string item = list.substr(start, comma == std::string::npos ? comma : comma - start);
+    size_t digits = 0;
+    while (digits < item.size() && item[digits] >= '0' && item[digits] <= '9') ++digits;
+    uint64_t mult = 1;
+    const std::string suffix = item.substr(digits);
+    if (suffix == "K" || suffix == "k") mult = uint64_t{1} << 10;
+    else if (suffix == "M" || suffix == "m") mult = uint64_t{1} << 20;
+    else if (suffix == "G" || suffix == "g") mult = uint64_t{1} << 30;
+    else if (suffix == "T" || suffix == "t") mult = uint64_t{1} << 40;
+    else if (!suffix.empty()) digits = 0;  // a bad suffix: reported below
+    // Digits beyond 13 exceed 1T in any unit; checked before the conversion.
+    uint64_t v = 0;
+    if (digits > 0 && digits <= 13) v = std::stoull(item.substr(0, digits));
+    if (v == 0) return Status::Error("bad size '" + item + "': " + help);
+    if (v > kMaxSize / mult) return Status::Error("size '" + item + "' is over 1T; " + help);
+    v *= mult;
+    if (v % 4096 != 0) return Status::Error("size '" + item + "' is not a multiple of 4K; " + help);
+    sizes.push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return sizes;
+}
+
 }  // namespace bench
 }  // namespace lpsim

@@ -52,6 +52,12 @@ std::string FormatTable(const std::vector<Row>& rows);
 // The rows as a JSON array of objects with the Row field names.
 std::string ToJson(const std::vector<Row>& rows);
 
+// A size list of lpsim_bench --lpsim_sizes and lpsim bench --sizes:
+// comma-separated byte counts with an optional K, M or G suffix (binary
+// units), each a multiple of 4 KiB and at most 1 TiB, e.g. "16K,4M,256M".
+// An error names the item and what is wrong with it.
+StatusOr<std::vector<uint64_t>> ParseSizeList(const std::string& list);
+
 }  // namespace bench
 }  // namespace lpsim
 

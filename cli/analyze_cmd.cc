@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "core/output.h"
+#include "core/printable.h"
 #include "core/target.h"
 #include "report/html.h"
 #include "report/recommend.h"
@@ -95,7 +96,18 @@ Status ReadInputs(const std::filesystem::path& p, const std::string& prefix,
                          "torch.jit.save, torch.save); lpsim analyze reads those");
   }
   StatusOr<NpyArray> arr = ReadNpy(path);
-  if (!arr.ok()) return arr.status();
+  if (!arr.ok()) {
+    // In a directory, an array of integers (or another non-float type) is
+    // skipped with a note, like a LibTorch file's non-float tensors; named
+    // on its own it is an error.
+    if (!prefix.empty() &&
+        arr.status().message().rfind(path + ": " + kNpyUnsupportedDtype, 0) == 0) {
+      const std::string why = arr.status().message().substr(path.size() + 2);
+      notes->push_back(path + ": skipped: " + why.substr(0, why.find(';')) + ", not a float array");
+      return Status();
+    }
+    return arr.status();
+  }
   Input in;
   in.name = p.stem().string();
   for (size_t d : arr->shape) in.shape.push_back(static_cast<int64_t>(d));
@@ -116,10 +128,7 @@ struct AnalyzeArgs {
 
 int RunAnalyze(const AnalyzeArgs& a) {
   namespace fs = std::filesystem;
-  auto fail = [](const std::string& m, int code) {
-    std::cerr << "lpsim analyze: error: " << m << "\n";
-    return code;
-  };
+  auto fail = [](const std::string& m, int code) { return PrintError("analyze", m, code); };
   std::vector<Format> formats;
   for (const std::string& s : a.formats) {
     StatusOr<Format> f = ParseFormat(s);
@@ -135,20 +144,44 @@ int RunAnalyze(const AnalyzeArgs& a) {
   StatusOr<std::vector<Target>> targets = LoadTargets(a.targets);
   if (!targets.ok()) return fail("--target: " + targets.status().message(), kExitBadInput);
   std::vector<fs::path> files;
+  std::vector<std::string> notes;
   std::error_code ec;
   if (fs::is_directory(a.path, ec)) {
-    for (const auto& e : fs::directory_iterator(a.path, ec)) {
-      const std::string ext = e.path().extension().string();
-      if (e.is_regular_file() && (ext == ".npy" || ext == ".pt" || ext == ".pth")) {
-        files.push_back(e.path());
+    // Without exceptions: an entry that cannot be looked at (a symlink
+    // loop, a dangling link, no permission) is a note, not the end.
+    fs::directory_iterator it(a.path, ec), end;
+    if (ec) return fail(a.path + ": cannot list the directory: " + ec.message(), kExitBadInput);
+    for (; it != end; it.increment(ec)) {
+      if (ec) return fail(a.path + ": cannot list the directory: " + ec.message(), kExitBadInput);
+      const fs::path& p = it->path();
+      const std::string ext = p.extension().string();
+      if (ext != ".npy" && ext != ".pt" && ext != ".pth") continue;
+      std::error_code st_ec;
+      const bool regular = it->is_regular_file(st_ec);
+      if (st_ec) {
+        notes.push_back(p.string() + ": skipped: " + st_ec.message());
+      } else if (regular) {
+        files.push_back(p);
+      } else {
+        notes.push_back(p.string() + ": skipped: not a regular file");
       }
     }
     std::sort(files.begin(), files.end());
-    if (files.empty()) return fail("no .npy, .pt or .pth files in " + a.path, kExitBadInput);
+    if (files.empty()) {
+      for (const std::string& n : notes) std::cerr << "note: " << Printable(n) << "\n";
+      return fail("no .npy, .pt or .pth files in " + a.path, kExitBadInput);
+    }
   } else if (fs::exists(a.path, ec)) {
     files.push_back(a.path);
   } else {
-    return fail(a.path + ": no such file or directory", kExitBadInput);
+    return fail(a.path + ": " + (ec ? ec.message() : std::string("no such file or directory")),
+                kExitBadInput);
+  }
+  if (!a.report.empty()) {
+    std::vector<std::string> inputs;
+    for (const fs::path& p : files) inputs.push_back(p.string());
+    Status s = CheckOutput(a.report, inputs, {}, "--report");
+    if (!s.ok()) return PrintError("analyze", s);
   }
 
   // Each tensor is cast with per-tensor current scaling, the recipe that
@@ -156,14 +189,13 @@ int RunAnalyze(const AnalyzeArgs& a) {
   // Every file is read before anything is written: a bad one fails the
   // whole command.
   std::vector<Input> inputs;
-  std::vector<std::string> notes;
   const bool dir = files.size() > 1 || fs::is_directory(a.path, ec);
   for (const fs::path& p : files) {
     Status s = ReadInputs(p, dir ? p.stem().string() + "/" : "", &inputs, &notes);
     if (!s.ok()) return fail(s.message(), kExitBadInput);
   }
   if (inputs.empty()) {
-    for (const std::string& n : notes) std::cerr << "note: " << n << "\n";
+    for (const std::string& n : notes) std::cerr << "note: " << Printable(n) << "\n";
     return fail("no floating-point tensors in " + a.path, kExitBadInput);
   }
   std::vector<TensorRecord> records;
@@ -214,7 +246,7 @@ int RunAnalyze(const AnalyzeArgs& a) {
     StatusOr<std::string> html = RenderRecordsReport("lpsim analyze: " + a.path, records, o);
     if (!html.ok()) return fail(html.status().message(), kExitBadInput);
     Status s = WriteOutput(a.report, *html);
-    if (!s.ok()) return fail(s.message(), kExitFailure);
+    if (!s.ok()) return PrintError("analyze", s);
   }
   if (a.json) {
     nlohmann::ordered_json j = {{"tensors", nlohmann::ordered_json::array()}};
@@ -293,10 +325,10 @@ int RunAnalyze(const AnalyzeArgs& a) {
     }
     std::cout << "\n";
   }
-  for (const std::string& n : notes) std::cout << "Note: " << n << "\n";
+  for (const std::string& n : notes) std::cout << "Note: " << Printable(n) << "\n";
   if (!notes.empty()) std::cout << "\n";
-  std::cout << RecommendationTable(*rec);
-  if (!a.report.empty()) std::cout << "Report written to " << a.report << "\n";
+  std::cout << PrintableLines(RecommendationTable(*rec));
+  if (!a.report.empty()) std::cout << "Report written to " << Printable(a.report) << "\n";
   return kExitOk;
 }
 

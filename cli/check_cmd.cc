@@ -27,6 +27,7 @@
 
 #include "checks/checker.h"
 #include "cli/commands.h"
+#include "core/printable.h"
 #include "core/target.h"
 #include "report/recommend.h"
 #include "simd/scaling.h"
@@ -181,10 +182,7 @@ int ListRules(bool json) {
 }
 
 int RunCheck(const CheckArgs& a) {
-  auto fail = [](const std::string& m, int code) {
-    std::cerr << "lpsim check: error: " << m << "\n";
-    return code;
-  };
+  auto fail = [](const std::string& m, int code) { return PrintError("check", m, code); };
   if (a.list_rules) {
     if (!a.run.empty() || !a.rules.empty() || !a.target.empty()) {
       return fail("--list-rules takes no RUN, --rules or --target (it prints the defaults)", kExitBadInput);
@@ -209,7 +207,7 @@ int RunCheck(const CheckArgs& a) {
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
   if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
   StatusOr<std::vector<Finding>> found = CheckStoredRun(**reader, config, rewrite);
-  if (!found.ok()) return fail(found.status().message(), kExitBadInput);
+  if (!found.ok()) return PrintError("check", found.status());
   std::vector<Finding> findings = std::move(found).value();
   SortForDisplay(&findings);
 
@@ -225,16 +223,18 @@ int RunCheck(const CheckArgs& a) {
                  "counts estimated from the histograms, worst case):\n";
   }
   if (findings.empty()) {
-    std::cout << "No rule fired on " << (*reader)->path() << ".\n";
+    std::cout << "No rule fired on " << Printable((*reader)->path()) << ".\n";
     return kExitOk;
   }
   int counts[3] = {0, 0, 0};
   for (const Finding& f : findings) ++counts[static_cast<int>(f.severity)];
   std::cout << fmt::format("{} finding(s) on {}: {} error, {} warning, {} info\n\n", findings.size(),
-                           (*reader)->path(), counts[2], counts[1], counts[0]);
+                           Printable((*reader)->path()), counts[2], counts[1], counts[0]);
   for (const Finding& f : findings) {
-    std::cout << fmt::format("[{}] step {}  {}{}\n  {}\n", ToString(f.severity), f.step, f.rule,
-                             f.tensor.empty() ? "" : "  " + f.tensor, f.message);
+    // Names and messages come from the run's database: shown escaped.
+    std::cout << fmt::format("[{}] step {}  {}{}\n  {}\n", ToString(f.severity), f.step,
+                             Printable(f.rule), f.tensor.empty() ? "" : "  " + Printable(f.tensor),
+                             Printable(f.message));
     std::string ev;
     for (const auto& [k, v] : f.evidence) ev += fmt::format("{}{}={:.4g}", ev.empty() ? "" : ", ", k, v);
     if (!ev.empty()) std::cout << "  evidence: " << ev << "\n";

@@ -12,11 +12,13 @@
 #define LPSIM_CLI_COMMANDS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
+#include "core/status.h"
 #include "core/target.h"
 #include "report/html.h"
 #include "formats/format.h"
@@ -36,6 +38,21 @@ constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
 
 using Command = std::function<int()>;
+
+// Prints "lpsim COMMAND: error: MESSAGE" on one line of stderr, control
+// characters escaped (core/printable.h), and returns `code`. Every error the
+// CLI prints goes through here.
+int PrintError(const std::string& command, const std::string& message, int code);
+// The same with the status's own exit code (2 bad input, 1 failure).
+int PrintError(const std::string& command, const Status& status);
+
+// --seed as the commands take it: a whole number in 0..2^64-1 (no sign, no
+// exponent); the error names the flag and the range.
+StatusOr<uint64_t> ParseSeed(const std::string& s);
+
+// The files of a run that no output may replace: its database and journals.
+// `run` is a run directory or its run.db, as the readers take it.
+std::vector<std::string> RunFiles(const std::string& run);
 
 void AddFormatsCommand(CLI::App* app, Command* selected);
 void AddQuantizeCommand(CLI::App* app, Command* selected);

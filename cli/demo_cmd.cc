@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -17,6 +18,7 @@
 
 #include "cli/commands.h"
 #include "cli/table.h"
+#include "core/printable.h"
 #include "report/html.h"
 #include "store/run_db.h"
 #include "tracker/demo.h"
@@ -26,26 +28,47 @@ namespace {
 
 struct DemoArgs {
   DemoOptions options;
+  std::string lr = "0.001";
+  std::string seed = "0";
   bool json = false;
   bool quiet = false;
 };
 
-int RunDemoCommand(const DemoArgs& a) {
+// --lr as text, so that "nan", "-1" or "1e999" get this command's message
+// rather than LibTorch's (RunDemo checks the range).
+StatusOr<double> ParseLr(const std::string& s) {
+  char* end = nullptr;
+  const double v = s.empty() ? 0 : std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0') {
+    return Status::Error("--lr '" + s + "' is not a number; give Adam's learning rate, e.g. 0.001");
+  }
+  return v;
+}
+
+int RunDemoCommand(const DemoArgs& args) {
+  DemoArgs a = args;
+  StatusOr<double> lr = ParseLr(a.lr);
+  if (!lr.ok()) return PrintError("demo", lr.status());
+  a.options.lr = *lr;
+  StatusOr<uint64_t> seed = ParseSeed(a.seed);
+  if (!seed.ok()) return PrintError("demo", seed.status());
+  a.options.seed = *seed;
   std::ostream* progress = a.quiet || a.json ? nullptr : &std::cerr;
   if (progress) {
     std::string formats;
     for (const std::string& f : a.options.formats) formats += (formats.empty() ? "" : ", ") + f;
-    *progress << fmt::format("lpsim demo: training the built-in {} for {} steps, tracking {} "
-                             "with {} scaling{}{}\n",
-                             a.options.model, a.options.steps, formats, a.options.recipe,
-                             a.options.target.empty() ? "" : " on target " + a.options.target,
-                             a.options.simulate ? " (simulate mode)" : "");
+    *progress << Printable(fmt::format(
+                     "lpsim demo: training the built-in {} for {} steps, tracking {} with {} "
+                     "scaling{}{}",
+                     a.options.model, a.options.steps, formats, a.options.recipe,
+                     a.options.target.empty() ? "" : " on target " + a.options.target,
+                     a.options.simulate ? " (simulate mode)" : ""))
+              << "\n";
   }
   StatusOr<DemoResult> r = RunDemo(a.options, progress);
-  if (!r.ok()) {
-    std::cerr << "lpsim demo: error: " << r.status().message() << "\n";
-    return kExitBadInput;
-  }
+  // Bad options are 2; a run that training could not finish (marked failed
+  // in its database) is 1.
+  if (!r.ok()) return PrintError("demo", r.status());
   const DemoResult& d = r.value();
 
   // The run's HTML report beside its database; a failure here is reported
@@ -53,7 +76,8 @@ int RunDemoCommand(const DemoArgs& a) {
   std::string report_path, report_error;
   {
     const std::filesystem::path db(d.run_path);
-    report_path = ((std::filesystem::is_directory(db) ? db : db.parent_path()) / "report.html").string();
+    std::error_code ec;
+    report_path = ((std::filesystem::is_directory(db, ec) ? db : db.parent_path()) / "report.html").string();
     StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(d.run_path);
     Status s = reader.ok() ? WriteReport(**reader, ReportOptions{}, report_path) : reader.status();
     if (!s.ok()) {
@@ -143,9 +167,11 @@ int RunDemoCommand(const DemoArgs& a) {
                                f.tensor.empty() ? "" : " " + f.tensor, f.message);
     }
   }
-  std::cout << "Run written to " << d.run_path << "\n";
-  if (!report_path.empty()) std::cout << "Report written to " << report_path << "\n";
-  if (!report_error.empty()) std::cerr << "lpsim demo: warning: no report: " << report_error << "\n";
+  std::cout << "Run written to " << Printable(d.run_path) << "\n";
+  if (!report_path.empty()) std::cout << "Report written to " << Printable(report_path) << "\n";
+  if (!report_error.empty()) {
+    std::cerr << "lpsim demo: warning: no report: " << Printable(report_error) << "\n";
+  }
   return kExitOk;
 }
 
@@ -159,7 +185,7 @@ void AddDemoCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--model", o.model, "mlp or cnn")->capture_default_str();
   cmd->add_option("--steps", o.steps, "training steps")->capture_default_str();
   cmd->add_option("--batch", o.batch, "batch size")->capture_default_str();
-  cmd->add_option("--lr", o.lr, "Adam learning rate")->capture_default_str();
+  cmd->add_option("--lr", args->lr, "Adam learning rate, in (0, 10]")->capture_default_str();
   cmd->add_option("--formats", o.formats, "candidate formats (comma separated)")
       ->delimiter(',')
       ->capture_default_str();
@@ -180,7 +206,7 @@ void AddDemoCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--every", o.every, "record every N-th step")->capture_default_str();
   cmd->add_option("--run-dir", o.run_dir, "where the run database goes (replaced)")
       ->capture_default_str();
-  cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "random seed, 0..2^64-1")->capture_default_str();
   cmd->add_flag("--json", args->json, "print the result as JSON");
   cmd->add_flag("--quiet", args->quiet, "no progress bar");
   cmd->callback([selected, args] { *selected = [args] { return RunDemoCommand(*args); }; });

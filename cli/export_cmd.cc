@@ -3,9 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "cli/commands.h"
+#include "core/output.h"
 #include "store/export.h"
 #include "store/run_db.h"
 
@@ -20,20 +22,30 @@ struct ExportArgs {
 };
 
 int RunExport(const ExportArgs& a) {
-  auto fail = [](const std::string& m, int code) {
-    std::cerr << "lpsim export: error: " << m << "\n";
-    return code;
-  };
+  auto fail = [](const std::string& m, int code) { return PrintError("export", m, code); };
   StatusOr<ExportKind> kind = ParseExportKind(a.kind);
   if (!kind.ok()) return fail(kind.status().message(), kExitBadInput);
   if (a.options.tandv_min_exp > a.options.tandv_max_exp) {
     return fail("--min-exp must not exceed --max-exp", kExitBadInput);
   }
+  // The run's own files are never an output (writing run.db would destroy
+  // the run it is reading).
+  Status s = CheckOutput(a.out, {}, RunFiles(a.run), "OUT");
+  if (!s.ok()) return PrintError("export", s);
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
   if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
-  const Status s = a.out == "-" ? ExportTo(**reader, *kind, std::cout, a.options)
-                                : Export(**reader, *kind, a.out, a.options);
-  if (!s.ok()) return fail(s.message(), kExitFailure);
+  // A corrupt run is bad input (2) and a failed write a failure (1): the
+  // status says which. For "-" the whole export is made first, so a corrupt
+  // run prints nothing, and then written through WriteOutput, which reports
+  // a closed or full stdout.
+  if (a.out == "-") {
+    std::ostringstream text;
+    s = ExportTo(**reader, *kind, text, a.options);
+    if (s.ok()) s = WriteOutput("-", text.str());
+  } else {
+    s = Export(**reader, *kind, a.out, a.options);
+  }
+  if (!s.ok()) return PrintError("export", s);
   return kExitOk;
 }
 

@@ -122,10 +122,7 @@ int RunFormats(const FormatsOptions& opt) {
         if (f.ok()) formats.push_back(*f);
         else error = f.status();
       }
-      if (!error.ok()) {
-        std::cerr << "lpsim formats: error: " << error.message() << "\n";
-        return kExitBadInput;
-      }
+      if (!error.ok()) return PrintError("formats", error.message(), kExitBadInput);
     }
   }
   const bool all = opt.specs.empty();

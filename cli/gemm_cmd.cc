@@ -23,6 +23,8 @@
 
 #include "cli/commands.h"
 #include "cli/table.h"
+#include "core/output.h"
+#include "core/printable.h"
 #include "formats/format.h"
 #include "mmu/gemm.h"
 #include "mmu/unit.h"
@@ -47,8 +49,7 @@ struct GemmArgs {
 };
 
 int Fail(const std::string& message, int code = kExitBadInput) {
-  std::cerr << "lpsim gemm: error: " << message << "\n";
-  return code;
+  return PrintError("gemm", message, code);
 }
 
 int Threads() {
@@ -151,6 +152,11 @@ int RunFiles(const GemmArgs& g) {
   if (g.a.empty() || g.b.empty() || g.d.empty()) {
     return Fail("give A.npy B.npy OUT.npy (or --sweep-k, which reads no files)");
   }
+  // OUT may not be one of the inputs (the write would destroy it).
+  std::vector<std::string> inputs = {g.a, g.b};
+  if (!g.c.empty()) inputs.push_back(g.c);
+  Status checked = CheckOutput(g.d, inputs, {}, "OUT");
+  if (!checked.ok()) return PrintError("gemm", checked);
   StatusOr<NpyArray> a = ReadNpy(g.a);
   if (!a.ok()) return Fail(a.status().message());
   StatusOr<NpyArray> b = ReadNpy(g.b);
@@ -199,9 +205,10 @@ int RunFiles(const GemmArgs& g) {
 
   // 3. Output, atomically; a failure here is not the input's fault.
   Status st = WriteNpy(g.d, out_shape, d.data());
-  if (!st.ok()) return Fail(st.message(), kExitFailure);
+  if (!st.ok()) return PrintError("gemm", st);
 
-  // 4. Report.
+  // 4. Report; with OUT "-" the array is stdout, so the report goes to stderr.
+  std::ostream& report = g.d == "-" ? std::cerr : std::cout;
   nlohmann::ordered_json j = {
       {"unit", cfg->unit->name},
       {"hardware", cfg->unit->hardware},
@@ -217,11 +224,11 @@ int RunFiles(const GemmArgs& g) {
       {"flushed_inputs", notes.flushed},
   };
   if (!g.json) {
-    std::cout << fmt::format("{} on {} ({} x {} -> {}, final rounding {}): {} {} -> {}\n",
-                             g.rowwise ? "rowwise dot" : "gemm", cfg->unit->name,
-                             cfg->formats.a.name(), cfg->formats.b.name(), cfg->formats.out.name(),
-                             ToString(cfg->formats.rounding), ShapeToString(a->shape),
-                             ShapeToString(b->shape), g.d);
+    report << fmt::format("{} on {} ({} x {} -> {}, final rounding {}): {} {} -> {}\n",
+                          g.rowwise ? "rowwise dot" : "gemm", cfg->unit->name,
+                          cfg->formats.a.name(), cfg->formats.b.name(), cfg->formats.out.name(),
+                          ToString(cfg->formats.rounding), ShapeToString(a->shape),
+                          ShapeToString(b->shape), Printable(g.d));
     return kExitOk;
   }
   StatusOr<mmu::GemmConfig> exact =
@@ -243,7 +250,7 @@ int RunFiles(const GemmArgs& g) {
     by_k.push_back({{"k", kp}, {"rel_error", row["rel_error"]}, {"max_ulp", row["max_ulp"]}});
   }
   j["error_by_k"] = by_k;
-  std::cout << j.dump(2) << "\n";
+  report << j.dump(2) << "\n";
   return kExitOk;
 }
 
@@ -341,7 +348,7 @@ void AddGemmCommand(CLI::App* app, Command* selected) {
   sub->add_option("--seed", g->seed, "--sweep-k: random seed (default 0)")->type_name("N");
   sub->add_option("A", g->a, "A.npy (M x K)")->type_name("");
   sub->add_option("B", g->b, "B.npy (K x N; M x K with --rowwise)")->type_name("");
-  sub->add_option("OUT", g->d, "Output .npy (float32)")->type_name("");
+  sub->add_option("OUT", g->d, "Output .npy (float32); - for stdout (the summary then goes to stderr)")->type_name("");
   sub->callback([g, selected] {
     *selected = [g] {
       if (g->sweep_k) {

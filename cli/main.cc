@@ -8,9 +8,14 @@
 //   lpsim gemm --unit h100 A.npy B.npy D.npy [--json]
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <filesystem>
 #include <iostream>
+#include <new>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli/commands.h"
+#include "core/printable.h"
 
 #ifndef LPSIM_VERSION
 #error "LPSIM_VERSION must be defined by the build (cli/CMakeLists.txt)"
@@ -43,10 +48,28 @@ int main(int argc, char** argv) {
     // usage error is "bad input", whatever CLI11's own code for it.
     return app.exit(e) == 0 ? kExitOk : kExitBadInput;
   }
+  // The last line of defence: commands turn their errors into messages
+  // themselves; anything that still escapes is one line here, never a
+  // stack trace. A malformed JSON file is bad input; a file system error,
+  // no memory or an error inside LibTorch is a failure of the run.
+  const std::string name = app.get_subcommands().empty() ? std::string("lpsim")
+                                                         : "lpsim " + app.get_subcommands()[0]->get_name();
+  auto first_line = [](const char* what) {
+    const std::string s = what;
+    return s.substr(0, s.find('\n'));
+  };
   try {
     return run();
-  } catch (const std::exception& e) {  // e.g. out of memory on a huge tensor
-    std::cerr << "lpsim: error: " << e.what() << "\n";
-    return kExitFailure;
+  } catch (const std::bad_alloc&) {
+    std::cerr << name << ": error: out of memory: try a smaller input or fewer, smaller sizes\n";
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << name << ": error: " << lpsim::Printable(e.path1().string()) << ": "
+              << lpsim::Printable(e.code().message()) << "\n";
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << name << ": error: malformed JSON: " << lpsim::Printable(first_line(e.what())) << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {  // LibTorch's c10::Error among them
+    std::cerr << name << ": error: " << lpsim::Printable(first_line(e.what())) << "\n";
   }
+  return kExitFailure;
 }

@@ -21,6 +21,8 @@
 
 #include "cli/commands.h"
 #include "cli/table.h"
+#include "core/output.h"
+#include "core/printable.h"
 #include "core/target.h"
 #include "formats/format.h"
 #include "formats/reference.h"
@@ -64,20 +66,8 @@ StatusOr<float> ParseScale(const std::string& s) {
   return v;
 }
 
-StatusOr<uint64_t> ParseSeed(const std::string& s) {
-  const bool digits =
-      !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
-  errno = 0;
-  const unsigned long long v = digits ? std::strtoull(s.c_str(), nullptr, 10) : 0;
-  if (!digits || errno == ERANGE) {
-    return Status::Error("--seed '" + s + "' is not an integer in 0..2^64-1");
-  }
-  return static_cast<uint64_t>(v);
-}
-
 int Fail(const std::string& message, int code = kExitBadInput) {
-  std::cerr << "lpsim quantize: error: " << message << "\n";
-  return code;
+  return PrintError("quantize", message, code);
 }
 
 // --target T --role R: the role's format, scaling and rounding as the target
@@ -99,6 +89,8 @@ int RunQuantizeTarget(const QuantizeArgs& a) {
   if (!target.ok()) return Fail("--target: " + target.status().message());
   StatusOr<uint64_t> seed = ParseSeed(a.seed);
   if (!seed.ok()) return Fail(seed.status().message());
+  Status checked = CheckOutput(a.out, {a.in}, {}, "OUT");
+  if (!checked.ok()) return PrintError("quantize", checked);
   StatusOr<NpyArray> in = ReadNpy(a.in);
   if (!in.ok()) return Fail(in.status().message());
   const NpyArray& arr = *in;
@@ -115,7 +107,9 @@ int RunQuantizeTarget(const QuantizeArgs& a) {
   CastCounts counts;
   const float scale = q.Quantize(arr.data.data(), rows, cols, opt, out.data(), &counts);
   Status st = WriteNpy(a.out, arr.shape, out.data());
-  if (!st.ok()) return Fail(st.message(), kExitFailure);
+  if (!st.ok()) return PrintError("quantize", st);
+  // With OUT "-" the array is stdout: the summary goes to stderr.
+  std::ostream& report = a.out == "-" ? std::cerr : std::cout;
 
   const std::string overflow_result =
       spec.storage == RoleSpec::Storage::kFloat ? ToString(spec.format.overflow_result()) : "max";
@@ -136,12 +130,12 @@ int RunQuantizeTarget(const QuantizeArgs& a) {
                                                                    : *ParseFormat("fp32:sat"),
                         counts));
     j["overflow_result"] = overflow_result;
-    std::cout << j.dump(2) << "\n";
+    report << j.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("{} {} {} -> {}\n", a.in, ShapeToString(arr.shape),
-                           ToString(arr.source_dtype), a.out);
-  std::cout << fmt::format("target {}, role {}: {} with {} scaling (as [{} x {}]), seed {}\n\n",
+  report << fmt::format("{} {} {} -> {}\n", Printable(a.in), ShapeToString(arr.shape),
+                           ToString(arr.source_dtype), Printable(a.out));
+  report << fmt::format("target {}, role {}: {} with {} scaling (as [{} x {}]), seed {}\n\n",
                            target->name, a.role, spec.StorageName(), spec.scaling.Name(), rows,
                            cols, *seed);
   const uint64_t n = counts.numel;
@@ -155,8 +149,8 @@ int RunQuantizeTarget(const QuantizeArgs& a) {
   t.AddRow({"nan_in", std::to_string(counts.nan_in), Percent(counts.nan_in, n)});
   t.AddRow({"inf_in", std::to_string(counts.inf_in), Percent(counts.inf_in, n)});
   t.AddRow({"zero_in", std::to_string(counts.zero_in), Percent(counts.zero_in, n)});
-  std::cout << t.Render();
-  std::cout << "\nSNR " << Decibels(counts.SnrDb()) << " dB\n";
+  report << t.Render();
+  report << "\nSNR " << Decibels(counts.SnrDb()) << " dB\n";
   return kExitOk;
 }
 
@@ -176,6 +170,9 @@ int RunQuantize(const QuantizeArgs& a) {
   if (!scale.ok()) return Fail(scale.status().message());
   StatusOr<uint64_t> seed = ParseSeed(a.seed);
   if (!seed.ok()) return Fail(seed.status().message());
+  // OUT may not be IN (under any name): the write would destroy the input.
+  Status checked = CheckOutput(a.out, {a.in}, {}, "OUT");
+  if (!checked.ok()) return PrintError("quantize", checked);
 
   // 2. Input.
   StatusOr<NpyArray> in = ReadNpy(a.in);
@@ -194,7 +191,9 @@ int RunQuantize(const QuantizeArgs& a) {
 
   // 4. Output, atomically; a failure here is not the input's fault.
   Status st = WriteNpy(a.out, arr.shape, arr.data.data());
-  if (!st.ok()) return Fail(st.message(), kExitFailure);
+  if (!st.ok()) return PrintError("quantize", st);
+  // With OUT "-" the array is stdout: the summary goes to stderr.
+  std::ostream& report = a.out == "-" ? std::cerr : std::cout;
 
   // 5. Report.
   if (a.json) {
@@ -209,12 +208,12 @@ int RunQuantize(const QuantizeArgs& a) {
         {"shape", arr.shape},
     };
     j.update(CountsJson(format, counts));
-    std::cout << j.dump(2) << "\n";
+    report << j.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("{} {} {} -> {}\n", a.in, ShapeToString(arr.shape),
-                           ToString(arr.source_dtype), a.out);
-  std::cout << fmt::format("format {}, rounding {}, scale {}, seed {}\n\n", format.name(),
+  report << fmt::format("{} {} {} -> {}\n", Printable(a.in), ShapeToString(arr.shape),
+                           ToString(arr.source_dtype), Printable(a.out));
+  report << fmt::format("format {}, rounding {}, scale {}, seed {}\n\n", format.name(),
                            ToString(*rounding), Number(*scale), *seed);
   const uint64_t n = counts.numel;
   Table t({{"count"}, {"elements", true}, {"%", true}});
@@ -227,8 +226,8 @@ int RunQuantize(const QuantizeArgs& a) {
   t.AddRow({"nan_in", std::to_string(counts.nan_in), Percent(counts.nan_in, n)});
   t.AddRow({"inf_in", std::to_string(counts.inf_in), Percent(counts.inf_in, n)});
   t.AddRow({"zero_in", std::to_string(counts.zero_in), Percent(counts.zero_in, n)});
-  std::cout << t.Render();
-  std::cout << "\nSNR " << Decibels(counts.SnrDb()) << " dB\n";
+  report << t.Render();
+  report << "\nSNR " << Decibels(counts.SnrDb()) << " dB\n";
   return kExitOk;
 }
 
@@ -284,7 +283,10 @@ void AddQuantizeCommand(CLI::App* app, Command* selected) {
   sub->add_option("IN", a->in, "Input .npy (float32, float16 or float64)")
       ->type_name("")
       ->required();
-  sub->add_option("OUT", a->out, "Output .npy (float32, same shape)")->type_name("")->required();
+  sub->add_option("OUT", a->out,
+                  "Output .npy (float32, same shape); - for stdout (the summary then goes to stderr)")
+      ->type_name("")
+      ->required();
   sub->add_flag("--json", a->json, "Print the counts as one JSON object");
   sub->callback([a, selected] { *selected = [a] { return RunQuantize(*a); }; });
 }

@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "cli/table.h"
+#include "core/printable.h"
 #include "core/target.h"
 #include "simd/role_quantizer.h"
 #include "simd/scaling.h"
@@ -147,10 +148,7 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
     if (t.amax.size() == 1 || r.step >= t.last.step) t.last = std::move(r);
     return Status();
   });
-  if (!st.ok()) {
-    std::cerr << "lpsim recommend: error: " << st.message() << "\n";
-    return kExitBadInput;
-  }
+  if (!st.ok()) return PrintError("recommend", st);
   std::vector<size_t> broken(targets.size(), 0), unknown(targets.size(), 0);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::vector<Column> cols = {{"role"}, {"layer"}};
@@ -222,10 +220,7 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
 }
 
 int RunRecommend(const RecommendArgs& a) {
-  auto fail = [](const std::string& m, int code) {
-    std::cerr << "lpsim recommend: error: " << m << "\n";
-    return code;
-  };
+  auto fail = [](const std::string& m, int code) { return PrintError("recommend", m, code); };
   for (const std::string& f : a.options.formats) {
     StatusOr<Format> parsed = ParseFormat(f);
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
@@ -240,7 +235,7 @@ int RunRecommend(const RecommendArgs& a) {
   if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
   if (!targets->empty()) return CompareTargets(**reader, *targets, a.options.budgets, a.json);
   StatusOr<Recommendation> r = Recommend(**reader, a.options);
-  if (!r.ok()) return fail(r.status().message(), kExitBadInput);
+  if (!r.ok()) return PrintError("recommend", r.status());
   if (a.json) {
     std::cout << RecommendationJson(*r).dump(2) << "\n";
     return kExitOk;
@@ -254,7 +249,7 @@ int RunRecommend(const RecommendArgs& a) {
             << "%, overflow <= " << 100 * b.max_overflow << "%, SNR >= " << b.min_snr_db
             << " dB. Estimated counts are [lower, upper] bounds from the histograms\n"
             << "(block recipes: per-block amaxes unknown, see docs/report.md).\n\n";
-  std::cout << RecommendationTable(*r);
+  std::cout << PrintableLines(RecommendationTable(*r));
   return kExitOk;
 }
 

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "core/printable.h"
 #include "tracker/capture.h"
 #include "tracker/demo.h"
 
@@ -29,16 +30,19 @@ struct ReplayArgs {
 };
 
 int RunReplay(const ReplayArgs& a) {
-  auto fail = [](const std::string& m, int code) {
-    std::cerr << "lpsim replay: error: " << m << "\n";
-    return code;
-  };
+  auto fail = [](const std::string& m, int code) { return PrintError("replay", m, code); };
   StatusOr<Replay> replay = Replay::Load(a.dir);
   if (!replay.ok()) return fail(replay.status().message(), kExitBadInput);
   const CaptureManifest& m = replay->manifest();
   if (m.model != "mlp" && m.model != "cnn") {
     return fail("capture model '" + m.model + "' is not a built-in demo model (mlp, cnn); "
                 "replay it from C++ with lpsim::Replay and your model",
+                kExitBadInput);
+  }
+  // The built-in models' loss (cross entropy) needs the batch's targets.
+  if (m.has_batch && !replay->targets().defined()) {
+    return fail(a.dir + ": the capture has no targets.pt (manifest.json does not list it): the "
+                "built-in models' loss needs the targets of the batch; capture the step again",
                 kExitBadInput);
   }
   TrackedSequential model = DemoTask(m.model).MakeModel();
@@ -59,7 +63,8 @@ int RunReplay(const ReplayArgs& a) {
                                 {"nonfinite_gradients", r->nonfinite_gradients}};
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << fmt::format("capture of step {} ({} model): {}\n", m.step, m.model, m.reason);
+    std::cout << Printable(fmt::format("capture of step {} ({} model): {}", m.step, m.model, m.reason))
+              << "\n";
     if (r->reproduced) {
       std::cout << fmt::format("reproduced: loss {}, first non-finite tensor: {}\n", r->loss,
                                r->first_nonfinite.empty() ? "?" : r->first_nonfinite);

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "core/output.h"
+#include "core/printable.h"
 #include "report/html.h"
 #include "report/recommend.h"
 #include "store/run_db.h"
@@ -23,10 +24,7 @@ struct ReportArgs {
 };
 
 int RunReportCommand(const ReportArgs& args) {
-  auto fail = [](const std::string& m, int code) {
-    std::cerr << "lpsim report: error: " << m << "\n";
-    return code;
-  };
+  auto fail = [](const std::string& m, int code) { return PrintError("report", m, code); };
   ReportArgs a = args;
   StatusOr<std::vector<Target>> targets = LoadTargets(a.targets);
   if (!targets.ok()) return fail("--target: " + targets.status().message(), kExitBadInput);
@@ -41,19 +39,23 @@ int RunReportCommand(const ReportArgs& args) {
     StatusOr<Scaling> parsed = Scaling::Parse(r);
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
   }
-  StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
-  if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
   std::string out = a.out;
   if (out.empty()) {
     namespace fs = std::filesystem;
+    std::error_code ec;
     const fs::path p(a.run);
-    out = ((fs::is_directory(p) ? p : p.parent_path()) / "report.html").string();
+    out = ((fs::is_directory(p, ec) ? p : p.parent_path()) / "report.html").string();
   }
+  Status s = CheckOutput(out, {}, RunFiles(a.run), "-o");
+  if (!s.ok()) return PrintError("report", s);
+  StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
+  if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
   StatusOr<std::string> html = RenderReport(**reader, a.options);
-  if (!html.ok()) return fail(html.status().message(), kExitBadInput);
-  Status s = WriteOutput(out, *html);
-  if (!s.ok()) return fail(s.message(), kExitFailure);
-  std::cout << "Report written to " << out << "\n";
+  if (!html.ok()) return PrintError("report", html.status());
+  s = WriteOutput(out, *html);
+  if (!s.ok()) return PrintError("report", s);
+  // With -o - the HTML is stdout: the note would end up inside it.
+  if (out != "-") std::cout << "Report written to " << Printable(out) << "\n";
   return kExitOk;
 }
 
@@ -63,7 +65,7 @@ void AddReportCommand(CLI::App* app, Command* selected) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app->add_subcommand("report", "Write a run's self-contained HTML report");
   cmd->add_option("RUN", args->run, "run directory or its run.db")->required();
-  cmd->add_option("-o,--output", args->out, "output file (default: RUN_DIR/report.html)");
+  cmd->add_option("-o,--output", args->out, "output file, or - for stdout (default: RUN_DIR/report.html)");
   cmd->add_option("--target", args->targets,
                   "draw these hardware targets' ranges on the histograms (names or .json "
                   "paths, comma separated; float storage roles)")

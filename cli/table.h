@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/printable.h"
+
 namespace lpsim::cli {
 
 struct Column {
@@ -26,7 +28,13 @@ class Table {
  public:
   explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
   // Missing cells print empty; extra cells are a programming error (dropped).
-  void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  // Control characters in a cell (a tensor or file name) are escaped
+  // (core/printable.h), so a row stays one line and cannot drive the
+  // terminal.
+  void AddRow(std::vector<std::string> cells) {
+    for (std::string& c : cells) c = Printable(c);
+    rows_.push_back(std::move(cells));
+  }
   // Header, a dashed rule, then the rows; two spaces between columns and no
   // trailing blanks, so the output diffs cleanly.
   std::string Render() const;

@@ -143,10 +143,7 @@ namespace {
 int RunTargets(const TargetsOptions& opt) {
   StatusOr<std::vector<Target>> targets =
       opt.targets.empty() ? BuiltinTargets() : LoadTargets(opt.targets);
-  if (!targets.ok()) {
-    std::cerr << "lpsim targets: error: " << targets.status().message() << "\n";
-    return kExitBadInput;
-  }
+  if (!targets.ok()) return PrintError("targets", targets.status().message(), kExitBadInput);
   if (opt.json) {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
     for (const Target& t : *targets) arr.push_back(TargetJson(t));

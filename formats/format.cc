@@ -4,7 +4,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <string>
+
+#include "core/printable.h"
 
 namespace lpsim {
 namespace {
@@ -203,11 +206,28 @@ StatusOr<Format> Format::Create(const FormatParams& p) {
   return f;
 }
 
+namespace {
+
+// `name` with its yes/no option set to `on`: an earlier spelling of the same
+// option is dropped, so the name parses again (ParseFormat refuses
+// "e4m3:sat:nosat").
+std::string WithOption(const std::string& name, const char* yes, const char* no, bool on) {
+  std::vector<std::string> parts = Split(name, ':');
+  std::string out = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const std::string o = Lower(parts[i]);
+    if (o != yes && o != no) out += ":" + parts[i];
+  }
+  return out + ":" + (on ? yes : no);
+}
+
+}  // namespace
+
 Format Format::WithSaturate(bool on) const {
   if (on == p_.saturate) return *this;
   Format f = *this;
   f.p_.saturate = on;
-  f.p_.name += on ? ":sat" : ":nosat";
+  f.p_.name = WithOption(p_.name, "sat", "nosat", on);
   return f;
 }
 
@@ -215,7 +235,7 @@ Format Format::WithFtz(bool on) const {
   if (on == p_.ftz) return *this;
   Format f = *this;
   f.p_.ftz = on;
-  f.p_.name += on ? ":ftz" : ":noftz";
+  f.p_.name = WithOption(p_.name, "ftz", "noftz", on);
   return f;
 }
 
@@ -271,9 +291,14 @@ const std::vector<Format>& BuiltinFormats() {
 
 StatusOr<Format> ParseFormat(const std::string& spec) {
   auto fail = [&](const std::string& what) {
-    return Status::Error("invalid format spec '" + spec + "': " + what + "; " + kSpecHelp);
+    // Escaped as a whole: `what` may quote a part of the spec.
+    return Status::Error(Printable("invalid format spec '" + spec + "': " + what + "; " + kSpecHelp));
   };
   if (spec.empty()) return fail("empty spec");
+  // Each option once: "sat:nosat" or "bias=7:bias=9" would otherwise let the
+  // last one win silently.
+  std::map<std::string, std::string> given;  // option group -> the option as written
+
   std::vector<std::string> parts = Split(spec, ':');
   const std::string base = CanonicalName(parts[0]);
   FormatParams p;
@@ -308,6 +333,14 @@ StatusOr<Format> ParseFormat(const std::string& spec) {
     const size_t eq = opt.find('=');
     const std::string key = opt.substr(0, eq);
     const std::string val = eq == std::string::npos ? "" : opt.substr(eq + 1);
+    const std::string group = key == "nosat" ? "sat" : key == "noftz" ? "ftz" : key;
+    const auto [before, first] = given.emplace(group, parts[i]);
+    if (!first) {
+      return fail(Lower(before->second) == opt
+                      ? "'" + parts[i] + "' is given twice; give each option once"
+                      : "'" + parts[i] + "' conflicts with '" + before->second +
+                            "' given before; give each option once");
+    }
     if (key == "bias") {
       if (!ParseInt(val, &p.bias)) return fail("'" + parts[i] + "': bias must be an integer");
     } else if (key == "nan") {

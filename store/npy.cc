@@ -40,6 +40,12 @@ constexpr size_t kMaxHeaderLen = size_t{1} << 26;
 constexpr char kSupported[] =
     "lpsim reads float32 '<f4', float16 '<f2' and float64 '<f8' (little-endian, C order)";
 
+}  // namespace
+
+const char kNpyUnsupportedDtype[] = "unsupported dtype";
+
+namespace {
+
 // Header text quoted for a one-line message, the way Python's repr() would
 // pick the quotes; non-printable bytes as \xNN.
 std::string Quote(const std::string& s, size_t max_len = 100) {
@@ -292,7 +298,7 @@ Status CheckDescr(const std::string& descr, NpyDtype* dtype, size_t* item_size) 
                          kSupported + ": convert with arr.astype('<" + descr.substr(1) + "')");
   } else {
     const std::string what = DescribeDescr(descr);
-    return Status::Error("unsupported dtype " + Quote(descr) +
+    return Status::Error(kNpyUnsupportedDtype + (" " + Quote(descr)) +
                          (what.empty() ? "" : " (" + what + ")") + "; " + kSupported +
                          ": convert with arr.astype(numpy.float32)");
   }
@@ -418,6 +424,11 @@ StatusOr<NpyArray> Decode(ByteSource* src) {
         "save numpy.ascontiguousarray(arr) instead");
   }
   // 4. Sizes, checked before anything is allocated.
+  if (h.shape.size() > kNpyMaxDims) {
+    return Status::Error("the array has " + std::to_string(h.shape.size()) +
+                         " dimensions; lpsim reads at most " + std::to_string(kNpyMaxDims) +
+                         " (numpy's own limit, NPY_MAXDIMS, before numpy 2)");
+  }
   size_t numel = 1, data_bytes = 0;
   for (size_t d : h.shape) {
     if (MulOverflows(numel, d, &numel)) {

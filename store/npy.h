@@ -35,6 +35,14 @@ struct NpyArray {
   NpyDtype source_dtype = NpyDtype::kFloat32;  // what the file stored
 };
 
+// The most dimensions ReadNpy accepts.
+constexpr size_t kNpyMaxDims = 32;
+
+// How ReadNpy's error for an element type that is not a float begins (after
+// "PATH: "), e.g. "unsupported dtype '<i4' (int32); ...": callers that skip
+// such arrays (lpsim analyze DIR) tell it by this.
+extern const char kNpyUnsupportedDtype[];
+
 // Number of elements of `shape` (1 for 0-d). Precondition: no overflow (the
 // reader checks that before it allocates).
 size_t NumElements(const std::vector<size_t>& shape);

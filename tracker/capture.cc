@@ -2,6 +2,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +24,10 @@ torch::Tensor RngState() {
   std::lock_guard<std::mutex> lock(gen.mutex());
   return gen.get_state();
 }
+
+// LibTorch's messages can run over several lines; a one-line error keeps the
+// first.
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 bool Finite(const torch::Tensor& t) {
   return !t.defined() || torch::isfinite(t.detach()).all().item<bool>();
@@ -101,23 +106,51 @@ StatusOr<Replay> Replay::Load(const std::string& dir) {
   Replay r;
   r.dir_ = dir;
   r.manifest_ = *m;
+  // Every file the manifest lists must be there: a replay without rng.pt or
+  // targets.pt would run, but not the step that was captured. A manifest
+  // without a list needs what WriteCapture always writes.
+  std::vector<std::string> needed = r.manifest_.files;
+  if (needed.empty()) {
+    needed = {"model.pt", "optimizer.pt", "rng.pt"};
+    if (r.manifest_.has_batch) needed.push_back("inputs.pt");
+  }
+  for (const std::string& f : needed) {
+    std::error_code ec;
+    if (!fs::is_regular_file(d / f, ec)) {
+      return Status::Error((d / f).string() + " is missing" +
+                           (ec && ec != std::errc::no_such_file_or_directory ? " (" + ec.message() + ")" : "") +
+                           ", and manifest.json lists it: the capture is incomplete; capture the step again");
+    }
+  }
+  auto listed = [&](const char* f) {
+    return std::find(needed.begin(), needed.end(), f) != needed.end();
+  };
+  const char* reading = "";
   try {
     if (r.manifest_.has_batch) {
-      torch::load(r.inputs_, (d / "inputs.pt").string());
-      if (fs::exists(d / "targets.pt")) torch::load(r.targets_, (d / "targets.pt").string());
+      reading = "inputs.pt";
+      torch::load(r.inputs_, (d / reading).string());
+      if (listed("targets.pt")) {
+        reading = "targets.pt";
+        torch::load(r.targets_, (d / reading).string());
+      }
     }
-    if (fs::exists(d / "rng.pt")) torch::load(r.rng_state_, (d / "rng.pt").string());
+    if (listed("rng.pt")) {
+      reading = "rng.pt";
+      torch::load(r.rng_state_, (d / reading).string());
+    }
   } catch (const c10::Error& e) {
-    return Status::Error("cannot read capture '" + dir + "': " + e.what_without_backtrace());
+    return Status::Error("cannot read " + (d / reading).string() + ": " + FirstLine(e.what_without_backtrace()));
   }
   return r;
 }
 
 Status Replay::Restore(torch::nn::Module& model, torch::optim::Optimizer* optimizer) const {
   const fs::path d(dir_);
+  const char* reading = "model.pt";
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from((d / "model.pt").string());
+    archive.load_from((d / reading).string());
     torch::NoGradGuard no_grad;
     auto load = [&](const std::string& key, torch::Tensor& dst, bool buffer) -> Status {
       torch::Tensor src;
@@ -141,14 +174,16 @@ Status Replay::Restore(torch::nn::Module& model, torch::optim::Optimizer* optimi
       Status s = load(b.key(), b.value(), true);
       if (!s.ok()) return s;
     }
-    if (optimizer) torch::load(*optimizer, (d / "optimizer.pt").string());
+    reading = "optimizer.pt";
+    if (optimizer) torch::load(*optimizer, (d / reading).string());
     if (rng_state_.defined()) {
       auto gen = at::detail::getDefaultCPUGenerator();
       std::lock_guard<std::mutex> lock(gen.mutex());
       gen.set_state(rng_state_);
     }
   } catch (const c10::Error& e) {
-    return Status::Error("cannot restore capture '" + dir_ + "': " + e.what_without_backtrace());
+    return Status::Error("cannot restore capture '" + dir_ + "' from " + reading + ": " +
+                         FirstLine(e.what_without_backtrace()));
   }
   return Status();
 }
@@ -187,7 +222,7 @@ StatusOr<ReplayResult> Replay::Run(torch::nn::Module& model, torch::optim::Optim
       if (!Finite(p.value().grad())) r.nonfinite_gradients.push_back(p.key());
     }
   } catch (const c10::Error& e) {
-    return Status::Error("replaying capture '" + dir_ + "' failed: " + e.what_without_backtrace());
+    return Status::Error("replaying capture '" + dir_ + "' failed: " + FirstLine(e.what_without_backtrace()));
   }
   if (!r.nonfinite_gradients.empty()) r.first_gradient = r.nonfinite_gradients.front();
   r.reproduced = !std::isfinite(r.loss) || !r.nonfinite_gradients.empty();

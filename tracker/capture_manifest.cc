@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 namespace lpsim {
 namespace {
@@ -62,6 +64,24 @@ Status ReadCount(const nlohmann::json& j, const char* key, int64_t* out) {
   return FieldError(key, "must be a whole number >= 0, not " + it->dump().substr(0, 40));
 }
 
+// A list of plain file names (no folder part, no "..": the files must lie in
+// the capture folder).
+Status ReadFiles(const nlohmann::json& j, const char* key, std::vector<std::string>* out) {
+  auto it = j.find(key);
+  if (it == j.end()) return Status();
+  if (!it->is_array()) return FieldError(key, "must be an array of file names, not " + std::string(it->type_name()));
+  for (const nlohmann::json& f : *it) {
+    if (!f.is_string()) return FieldError(key, "must hold file names (strings), not " + f.dump().substr(0, 40));
+    const std::string name = f.get<std::string>();
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+        name.find('\0') != std::string::npos) {
+      return FieldError(key, "holds '" + name.substr(0, 80) + "', which is not a file name in the capture folder");
+    }
+    out->push_back(name);
+  }
+  return Status();
+}
+
 }  // namespace
 
 StatusOr<CaptureManifest> ParseCaptureManifest(const std::string& text) {
@@ -84,7 +104,8 @@ StatusOr<CaptureManifest> ParseCaptureManifest(const std::string& text) {
   for (Status s : {ReadCount(j, "step", &m.step), ReadString(j, "model", &m.model),
                    ReadString(j, "reason", &m.reason), ReadNumber(j, "loss", &m.loss),
                    ReadNumber(j, "lr", &m.lr), ReadBool(j, "has_batch", &m.has_batch),
-                   ReadBool(j, "update_applied", &m.update_applied)}) {
+                   ReadBool(j, "update_applied", &m.update_applied),
+                   ReadFiles(j, "files", &m.files)}) {
     if (!s.ok()) return s;
   }
   return m;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -21,6 +22,9 @@ struct CaptureManifest {
   double lr = 0;
   bool has_batch = false;
   bool update_applied = false;  // true for captures asked by a rule policy after the update
+  // The files the capture wrote ("files"), each a plain name in the folder;
+  // empty when the manifest has no list.
+  std::vector<std::string> files;
 };
 
 // Parses the text of a manifest.json. Missing optional fields keep their

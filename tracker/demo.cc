@@ -1,11 +1,13 @@
 #include "tracker/demo.h"
 
-#include <chrono>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <new>
 
 #include "tracker/tracker.h"
 
@@ -71,8 +73,17 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
   if (o.model != "mlp" && o.model != "cnn") {
     return Status::Error("unknown demo model '" + o.model + "': use mlp or cnn");
   }
-  if (o.steps < 1) return Status::Error("--steps must be >= 1");
-  if (o.batch < 1) return Status::Error("--batch must be >= 1");
+  if (o.steps < 1 || o.steps > kDemoMaxSteps) {
+    return Status::Error("--steps must be in 1.." + std::to_string(kDemoMaxSteps));
+  }
+  if (o.batch < 1 || o.batch > kDemoMaxBatch) {
+    return Status::Error("--batch must be in 1.." + std::to_string(kDemoMaxBatch));
+  }
+  if (!(std::isfinite(o.lr) && o.lr > 0 && o.lr <= kDemoMaxLr)) {
+    return Status::Error("--lr must be a number in (0, " + std::to_string(static_cast<int>(kDemoMaxLr)) +
+                         "], e.g. 0.001");
+  }
+  if (o.every < 1) return Status::Error("--every must be >= 1");
   StatusOr<Scaling> recipe = Scaling::Parse(o.recipe);
   if (!recipe.ok()) return recipe.status();
 
@@ -102,39 +113,62 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
   r.run_path = tracker.run_path();
   const bool tty = progress == &std::cerr && ::isatty(2);
   const auto start = std::chrono::steady_clock::now();
-  for (int s = 0; s < o.steps; ++s) {
-    auto [x, y] = task.Batch(o.batch);
-    tracker.set_batch(x, y);
-    optimizer.zero_grad();
-    torch::Tensor logits = model->forward(x);
-    torch::Tensor loss = torch::nn::functional::cross_entropy(logits, y);
-    loss.backward();
-    StepResult sr = tracker.step(loss);
-    const double l = loss.item<double>();
-    if (s == 0) r.first_loss = l;
-    r.final_loss = l;
-    if (!sr.applied) ++r.skipped_steps;
-    // A live bar on a terminal; on a pipe or file, a line per tenth of the run.
-    const bool bar_step = tty ? (s % 10 == 9) : ((s + 1) % std::max(1, o.steps / 10) == 0);
-    if (progress && o.progress && (bar_step || s + 1 == o.steps)) {
-      const int width = 30;
-      const int filled = static_cast<int>(static_cast<int64_t>(width) * (s + 1) / o.steps);
-      char line[160];
-      std::snprintf(line, sizeof line, "%s[%s%s] step %d/%d  loss %.4f%s", tty ? "\r" : "", std::string(filled, '#').c_str(),
-                    std::string(width - filled, '.').c_str(), s + 1, o.steps, l, tty ? "" : "\n");
-      *progress << line << std::flush;
+  // A run that training cannot finish is marked failed, never "ok": an
+  // exception (LibTorch, no memory) or no step applied at all.
+  int s = 0;
+  try {
+    for (; s < o.steps; ++s) {
+      auto [x, y] = task.Batch(o.batch);
+      tracker.set_batch(x, y);
+      optimizer.zero_grad();
+      torch::Tensor logits = model->forward(x);
+      torch::Tensor loss = torch::nn::functional::cross_entropy(logits, y);
+      loss.backward();
+      StepResult sr = tracker.step(loss);
+      const double l = loss.item<double>();
+      if (s == 0) r.first_loss = l;
+      r.final_loss = l;
+      if (!sr.applied) ++r.skipped_steps;
+      // A live bar on a terminal; on a pipe or file, a line per tenth of the run.
+      const bool bar_step = tty ? (s % 10 == 9) : ((s + 1) % std::max(1, o.steps / 10) == 0);
+      if (progress && o.progress && (bar_step || s + 1 == o.steps)) {
+        const int width = 30;
+        const int filled = static_cast<int>(static_cast<int64_t>(width) * (s + 1) / o.steps);
+        char line[160];
+        std::snprintf(line, sizeof line, "%s[%s%s] step %d/%d  loss %.4f%s", tty ? "\r" : "", std::string(filled, '#').c_str(),
+                      std::string(width - filled, '.').c_str(), s + 1, o.steps, l, tty ? "" : "\n");
+        *progress << line << std::flush;
+      }
     }
-  }
-  if (progress && o.progress && tty) *progress << "\n";
+    if (progress && o.progress && tty) *progress << "\n";
 
-  {  // accuracy on a fresh batch, without tracking (eval outside the loop)
-    torch::NoGradGuard no_grad;
-    model->eval();  // TrackedSequential taps only in training mode
-    auto [x, y] = task.Batch(1024);
-    torch::Tensor logits = model->forward(x);
-    r.accuracy = logits.argmax(1).eq(y).to(torch::kFloat).mean().item<double>();
+    {  // accuracy on a fresh batch, without tracking (eval outside the loop)
+      torch::NoGradGuard no_grad;
+      model->eval();  // TrackedSequential taps only in training mode
+      auto [x, y] = task.Batch(1024);
+      torch::Tensor logits = model->forward(x);
+      r.accuracy = logits.argmax(1).eq(y).to(torch::kFloat).mean().item<double>();
+    }
+    tracker.scalar("accuracy", r.accuracy);
+  } catch (const c10::Error& e) {
+    const std::string why = "training failed at step " + std::to_string(s) + ": " +
+                            e.what_without_backtrace();
+    (void)tracker.Close("failed: " + why);
+    return Status::Failed(why);
+  } catch (const std::bad_alloc&) {
+    const std::string why = "training ran out of memory at step " + std::to_string(s);
+    (void)tracker.Close("failed: " + why);
+    return Status::Failed(why + ": use a smaller --batch or model");
   }
-  tracker.scalar("accuracy", r.accuracy);
+  if (r.skipped_steps == o.steps) {
+    const std::string why = "no step of " + std::to_string(o.steps) +
+                            " was applied: every loss or gradient was NaN or Inf";
+    (void)tracker.Close("failed: " + why);
+    char lr[32];
+    std::snprintf(lr, sizeof lr, "%g", o.lr);
+    return Status::Failed(why + "; the run is marked failed (look at --lr " + lr +
+                          " and at simulated formats that overflow to Inf)");
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.last_records = tracker.last_records();
   r.notes = tracker.notes();

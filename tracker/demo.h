@@ -20,6 +20,13 @@
 
 namespace lpsim {
 
+// The ranges RunDemo accepts (checked before anything runs): Adam's learning
+// rate in (0, kDemoMaxLr], beyond which the demo only diverges; steps and
+// batch up to sizes that finish in hours, not years, and fit in memory.
+constexpr double kDemoMaxLr = 10;
+constexpr int kDemoMaxSteps = 10000000;
+constexpr int kDemoMaxBatch = 65536;
+
 struct DemoOptions {
   std::string model = "mlp";  // mlp | cnn
   int steps = 300;

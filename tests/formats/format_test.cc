@@ -254,9 +254,44 @@ TEST(ParseFormatTest, PolicyOptions) {
   EXPECT_TRUE(f->ftz());
   EXPECT_EQ(*f, Builtin("e5m2").WithFtz(true));
 
-  f = ParseFormat("e4m3fn:sat:nosat");  // the last word wins
-  ASSERT_TRUE(f.ok()) << f.status().message();
-  EXPECT_FALSE(f->saturate());
+  // A policy set again replaces the earlier one in the name, which parses
+  // back to the same format.
+  const Format off = f->WithFtz(false);
+  EXPECT_EQ(off.name(), "e5m2:noftz");
+  StatusOr<Format> again = ParseFormat(off.name());
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(*again, off);
+  EXPECT_EQ(ParseFormat("e4m3fn:sat")->WithSaturate(false).name(), "e4m3fn:nosat");
+}
+
+// An option given twice would let the last one win silently: refused, naming
+// both.
+TEST(ParseFormatTest, RepeatedOptionsAreRefused) {
+  struct Case {
+    const char* spec;
+    const char* says;
+  };
+  for (const Case& c : {Case{"e4m3fn:sat:nosat", "'nosat' conflicts with 'sat' given before"},
+                        Case{"e4m3:bias=7:bias=9", "'bias=9' conflicts with 'bias=7' given before"},
+                        Case{"e4m3:ftz:noftz", "'noftz' conflicts with 'ftz'"},
+                        Case{"e4m3:nan=fn:nan=fnuz", "'nan=fnuz' conflicts with 'nan=fn'"},
+                        Case{"e5m2:inf=ieee:inf=none", "'inf=none' conflicts with 'inf=ieee'"},
+                        Case{"e4m3fn:sat:SAT", "'SAT' is given twice"}}) {
+    StatusOr<Format> f = ParseFormat(c.spec);
+    ASSERT_FALSE(f.ok()) << c.spec;
+    EXPECT_NE(f.status().message().find(c.says), std::string::npos) << f.status().message();
+  }
+}
+
+// Control characters in a spec are escaped in the message (core/printable.h).
+TEST(ParseFormatTest, ControlCharactersInASpecAreEscaped) {
+  StatusOr<Format> f = ParseFormat("e4m3\x1b[31m");
+  ASSERT_FALSE(f.ok());
+  f = ParseFormat(std::string("e4m3:\x1b[2J\n"));
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message().find('\x1b'), std::string::npos) << f.status().message();
+  EXPECT_EQ(f.status().message().find('\n'), std::string::npos);
+  EXPECT_NE(f.status().message().find("\\x1b[2J\\n"), std::string::npos) << f.status().message();
 }
 
 TEST(ParseFormatTest, CustomFnFormat) {

@@ -64,6 +64,23 @@ TEST(SimdBenchReport, Errors) {
   EXPECT_NE(bad.status().message().find("<kernel>/<target>/t<threads>/<bytes>"), std::string::npos);
 }
 
+// The sizes of lpsim_bench --lpsim_sizes and lpsim bench --sizes.
+TEST(SimdBenchReport, SizeLists) {
+  StatusOr<std::vector<uint64_t>> s = bench::ParseSizeList("16K,4m,1G,8192,1T");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(*s, (std::vector<uint64_t>{16384, 4194304, 1073741824, 8192, uint64_t{1} << 40}));
+  const std::pair<const char*, const char*> bad[] = {
+      {"", "bad size ''"},          {"16K,", "bad size ''"},     {"12x", "bad size '12x'"},
+      {"0", "bad size '0'"},        {"-4K", "bad size '-4K'"},   {"4KB", "bad size '4KB'"},
+      {"1000", "multiple of 4K"},   {"2T", "over 1T"},           {"1025G", "over 1T"},
+      {"99999999999999999999999G", "bad size"},                  {"4K 8K", "bad size"}};
+  for (const auto& [list, says] : bad) {
+    StatusOr<std::vector<uint64_t>> r = bench::ParseSizeList(list);
+    ASSERT_FALSE(r.ok()) << list;
+    EXPECT_NE(r.status().message().find(says), std::string::npos) << r.status().message();
+  }
+}
+
 #ifdef LPSIM_BENCH_BINARY
 // The real binary's JSON through the parser: names and ratios line up.
 TEST(SimdBenchReport, RealBinaryRoundTrip) {

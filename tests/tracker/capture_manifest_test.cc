@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace lpsim {
 namespace {
@@ -49,13 +50,29 @@ TEST(CaptureManifest, RefusesBadFieldsNamingThem) {
       {"loss", R"({"lpsim_capture": 1, "loss": "nan"})"},
       {"lr", R"({"lpsim_capture": 1, "lr": {}})"},
       {"has_batch", R"({"lpsim_capture": 1, "has_batch": 1})"},
-      {"update_applied", R"({"lpsim_capture": 1, "update_applied": "no"})"}};
+      {"update_applied", R"({"lpsim_capture": 1, "update_applied": "no"})"},
+      {"files", R"({"lpsim_capture": 1, "files": "model.pt"})"},
+      {"files", R"({"lpsim_capture": 1, "files": [3]})"},
+      {"files", R"({"lpsim_capture": 1, "files": ["../model.pt"]})"},
+      {"files", R"({"lpsim_capture": 1, "files": [".."]})"},
+      {"files", R"({"lpsim_capture": 1, "files": [""]})"}};
   for (const auto& [field, json] : cases) {
     StatusOr<CaptureManifest> m = ParseCaptureManifest(json);
     ASSERT_FALSE(m.ok()) << json;
     EXPECT_NE(m.status().message().find(std::string("'") + field + "'"), std::string::npos)
         << m.status().message();
   }
+}
+
+// The list of files the capture wrote: Replay::Load requires each of them.
+TEST(CaptureManifest, ReadsTheFileList) {
+  StatusOr<CaptureManifest> m =
+      ParseCaptureManifest(R"({"lpsim_capture": 1, "files": ["model.pt", "rng.pt", "targets.pt"]})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->files, (std::vector<std::string>{"model.pt", "rng.pt", "targets.pt"}));
+  m = ParseCaptureManifest(R"({"lpsim_capture": 1})");
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->files.empty());
 }
 
 TEST(CaptureManifest, RefusesOtherVersionsAndOtherDocuments) {
