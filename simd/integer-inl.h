@@ -69,13 +69,15 @@ void FiniteRange(const float* HWY_RESTRICT x, size_t n, float* lo_out, float* hi
 }
 
 // The reference's stochastic rounding of v (fp32 values, promoted exactly):
-// floor(v) + 1 iff r < floor((v - floor(v)) * 2^32), all in double.
+// floor(v) + 1 iff r < floor((v - floor(v)) * 2^32), all in double and exact.
 template <size_t kPart>
 HWY_INLINE VD StochasticPart(VF v, VI r_signed) {
   const DD dd;
   const VD vd = PromotePart<kPart>(v);
   const VD fl = hn::Floor(vd);
-  const VD threshold = hn::Floor(hn::Mul(hn::Sub(vd, fl), hn::Set(dd, 4294967296.0)));
+  const VD two32 = hn::Set(dd, 4294967296.0);
+  // floor(frac * 2^32) as the reference forms it: floor(v 2^32) - fl 2^32.
+  const VD threshold = hn::Sub(hn::Floor(hn::Mul(vd, two32)), hn::Mul(fl, two32));
 #if HWY_TARGET == HWY_SCALAR
   const VD rd = hn::PromoteTo(dd, r_signed);
 #else
