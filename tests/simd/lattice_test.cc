@@ -210,6 +210,41 @@ TEST_P(SimdInteger, Threads) {
   }
 }
 
+// Every 4099th fp32 bit pattern (all exponents, signs, NaN payloads) as
+// one row, with given parameters of small, unit and large scales.
+constexpr uint32_t kSweepStride = 4099;
+
+std::vector<float> PatternSweep() {
+  std::vector<float> x;
+  for (uint64_t b = 0; b <= 0xffffffffu; b += kSweepStride) {
+    x.push_back(FromBits(static_cast<uint32_t>(b)));
+  }
+  return x;
+}
+
+TEST_P(SimdInteger, Fp32PatternSweep) {
+  const std::vector<float> x = PatternSweep();
+  const size_t n = x.size();
+  for (const char* spec : {"int8", "uint4"}) {
+    const IntFormat f = *ParseIntFormat(spec);
+    for (const IntQuantParams& p : {IntQuantParams{1e-20f, f.qmin() + 1}, IntQuantParams{1.0f, 0},
+                                    IntQuantParams{1e20f, f.qmax()}}) {
+      for (IntRounding r :
+           {IntRounding::kHalfAway, IntRounding::kNearestEven, IntRounding::kStochastic}) {
+        IntQuantizeOptions o;
+        o.rounding = r;
+        o.seed = 3;
+        std::vector<float> want, got(n);
+        CastCounts want_c, got_c;
+        IntWithRef(f, x, 1, n, {p}, o, &want, &want_c);
+        simd::IntQuantizeWith(f, x.data(), 1, n, &p, o, got.data(), &got_c);
+        ASSERT_TRUE(SameBits(got.data(), want.data(), n)) << spec << " " << ToString(r);
+        ASSERT_TRUE(SameCounts(got_c, want_c)) << spec << " " << ToString(r);
+      }
+    }
+  }
+}
+
 LPSIM_INSTANTIATE_PER_TARGET(SimdInteger);
 
 // Block floating-point data, block by block: all zero (signed zeros),
@@ -335,6 +370,27 @@ TEST_P(SimdBlockFp, ThreadsInPlace) {
   simd::BfpQuantize(f, got.data(), rows, cols, {}, got.data(), nullptr, &got_c, 3);
   ASSERT_TRUE(SameBits(got.data(), want.data(), x.size()));
   ASSERT_TRUE(SameCounts(got_c, want_c));
+}
+
+// The pattern sweep in blocks: neighbouring patterns share a block, so
+// every block exponent, subnormal and NaN/Inf block is reached.
+TEST_P(SimdBlockFp, Fp32PatternSweep) {
+  const std::vector<float> x = PatternSweep();
+  const size_t cols = 1024, rows = x.size() / cols, n = rows * cols;
+  for (const char* spec : {"bfp8", "bfp2:block=3"}) {
+    const BfpFormat f = *ParseBfpFormat(spec);
+    for (Rounding r : {Rounding::kNearestEven, Rounding::kTowardZero, Rounding::kStochastic}) {
+      QuantizeOptions o;
+      o.rounding = r;
+      o.seed = 4;
+      std::vector<float> want(n), got(n);
+      CastCounts want_c, got_c;
+      BfpQuantizeRef(f, x.data(), rows, cols, o, want.data(), nullptr, &want_c);
+      simd::BfpQuantize(f, x.data(), rows, cols, o, got.data(), nullptr, &got_c);
+      ASSERT_TRUE(SameBits(got.data(), want.data(), n)) << spec;
+      ASSERT_TRUE(SameCounts(got_c, want_c)) << spec;
+    }
+  }
 }
 
 LPSIM_INSTANTIATE_PER_TARGET(SimdBlockFp);
