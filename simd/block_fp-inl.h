@@ -180,6 +180,28 @@ HWY_NOINLINE void BfpCastRangeT(const internal::BfpCastParams& params,
           const auto ok = hn::RebindMask(df, hn::Lt(abs, k_inf));
           const VF xs = hn::IfThenElseZero(ok, x);
           const VF qs = hn::IfThenElseZero(ok, qf);
+          if (R != Rounding::kStochastic) {
+            // RNE and RTZ leave q = 0 or q within [x/2, 2x] (the grid step
+            // is at most 2|x| wherever q != 0), so x - q is exact in fp32
+            // (Sterbenz) and its square exact in double: MulAdd, fused or
+            // not, rounds only the sum, as the reference's err += d * d.
+            const VF d = hn::Sub(xs, qs);
+            {
+              const VD d0 = PromotePart<0>(d);
+              const VD xd = PromotePart<0>(xs);
+              const size_t a = AccIndex(u, 0);
+              err[a] = hn::MulAdd(d0, d0, err[a]);
+              sig[a] = hn::MulAdd(xd, xd, sig[a]);
+            }
+            if constexpr (kParts == 2) {
+              const VD d1 = PromotePart<1>(d);
+              const VD xd = PromotePart<1>(xs);
+              const size_t a = AccIndex(u, 1);
+              err[a] = hn::MulAdd(d1, d1, err[a]);
+              sig[a] = hn::MulAdd(xd, xd, sig[a]);
+            }
+            continue;
+          }
           {
             const VD xd = PromotePart<0>(xs);
             const VD d0 = hn::Sub(xd, PromotePart<0>(qs));
