@@ -19,9 +19,13 @@
 
 #include "benchmarks/bandwidth.h"
 #include "benchmarks/torch_baseline.h"
+#include "formats/block_fp.h"
 #include "formats/format.h"
+#include "formats/integer.h"
 #include "formats/reference.h"
 #include "simd/analyze.h"
+#include "simd/block_fp.h"
+#include "simd/integer.h"
 #include "simd/quantize.h"
 #include "simd/scaling.h"
 #include "simd/targets.h"
@@ -95,6 +99,58 @@ float AmaxOf(size_t n) {
   const float a = simd::Amax(Data(n), n);
   (*cache)[n] = a;
   return a;
+}
+
+// Integer and block floating-point fake quantization of Data(n) as a
+// [n / 1024 x 1024] tensor, SIMD or the scalar reference; returns numel.
+struct Lattice {
+  const char* name;
+  std::function<uint64_t(size_t n, int threads, bool simd)> run;
+};
+
+const std::vector<Lattice>& Lattices() {
+  static const std::vector<Lattice>* kLattices = new std::vector<Lattice>{
+      // TFLite activations: int8, asymmetric, per tensor, half away from zero.
+      {"int8_tensor",
+       [](size_t n, int threads, bool simd) {
+         static const IntFormat f = *ParseIntFormat("int8");
+         IntQuantizeOptions o;
+         o.symmetric = false;
+         CastCounts cc;
+         if (simd) {
+           simd::IntQuantize(f, Data(n), n / 1024, 1024, o, Scratch(n), nullptr, &cc, threads);
+         } else {
+           IntQuantizeRef(f, Data(n), n / 1024, 1024, o, Scratch(n), nullptr, &cc);
+         }
+         return cc.numel;
+       }},
+      // TFLite weights: int8 narrow, symmetric, per output channel (row).
+      {"int8_channel",
+       [](size_t n, int threads, bool simd) {
+         static const IntFormat f = *ParseIntFormat("int8:narrow");
+         IntQuantizeOptions o;
+         o.per_row = true;
+         CastCounts cc;
+         if (simd) {
+           simd::IntQuantize(f, Data(n), n / 1024, 1024, o, Scratch(n), nullptr, &cc, threads);
+         } else {
+           IntQuantizeRef(f, Data(n), n / 1024, 1024, o, Scratch(n), nullptr, &cc);
+         }
+         return cc.numel;
+       }},
+      {"bfp8",
+       [](size_t n, int threads, bool simd) {
+         static const BfpFormat f = *ParseBfpFormat("bfp8");
+         CastCounts cc;
+         if (simd) {
+           simd::BfpQuantize(f, Data(n), n / 1024, 1024, {}, Scratch(n), nullptr, &cc, threads);
+         } else {
+           BfpQuantizeRef(f, Data(n), n / 1024, 1024, {}, Scratch(n), nullptr, &cc);
+         }
+         return cc.numel;
+       }},
+  };
+  return *kLattices;
 }
 
 struct Case {
@@ -200,6 +256,14 @@ void RegisterKernelBenchmarks(const SuiteOptions& opt) {
                                            scales.data(), &cc, c.threads);
                        benchmark::DoNotOptimize(cc.numel);
                      }});
+  // Integer and block floating-point targets (int8 NPU, Tenstorrent), with
+  // counts as RoleQuantizer asks for them; the ref_ rows below are their
+  // scalar twins.
+  for (const Lattice& l : Lattices()) {
+    kernels.push_back({l.name, [l](const Case& c, size_t n) {
+                         benchmark::DoNotOptimize(l.run(n, c.threads, /*simd=*/true));
+                       }});
+  }
 
   for (size_t bytes : opt.sizes) {
     for (const Kernel& k : kernels) {
@@ -229,6 +293,11 @@ void RegisterKernelBenchmarks(const SuiteOptions& opt) {
         AnalyzeResult r = simd::AnalyzeRef(Data(n), n, BenchSlots(1, AmaxOf(n)));
         benchmark::DoNotOptimize(r.stats.mean);
       });
+      for (const Lattice& l : Lattices()) {
+        Register({std::string("ref_") + l.name, 0, 1, bytes}, [l](const Case&, size_t n) {
+          benchmark::DoNotOptimize(l.run(n, 1, /*simd=*/false));
+        });
+      }
       Register({"ref_quantize_fp8", 0, 1, bytes}, [](const Case&, size_t n) {
         static const Format f = *ParseFormat("e4m3fn");
         QuantizeOptions opt;

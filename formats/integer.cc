@@ -25,7 +25,7 @@ IntFormat Make(const std::string& name, int bits, bool is_signed, bool narrow) {
 double RoundInt(float v, IntRounding rounding, uint32_t random_bits) {
   const double d = v;
   const double fl = std::floor(d);
-  const double frac = d - fl;  // exact: v has at most 24 significant bits
+  const double frac = d - fl;  // compared with 1/2 only: rounding cannot cross it
   switch (rounding) {
     case IntRounding::kHalfAway: return std::round(d);
     case IntRounding::kNearestEven:
@@ -33,7 +33,10 @@ double RoundInt(float v, IntRounding rounding, uint32_t random_bits) {
       if (frac < 0.5) return fl;
       return std::fmod(fl, 2.0) == 0.0 ? fl : fl + 1.0;
     case IntRounding::kStochastic: {
-      const double threshold = std::floor(std::ldexp(frac, 32));
+      // floor(frac * 2^32) without forming frac: for a tiny negative v,
+      // frac = 1 - |v| needs more than double's 53 bits. v * 2^32 and
+      // fl * 2^32 are exact, and so is the difference of their integer parts.
+      const double threshold = std::floor(std::ldexp(d, 32)) - std::ldexp(fl, 32);
       return static_cast<double>(random_bits) < threshold ? fl + 1.0 : fl;
     }
   }

@@ -2,6 +2,8 @@
 
 #include "formats/block_fp.h"
 #include "formats/integer.h"
+#include "simd/block_fp.h"
+#include "simd/integer.h"
 #include "simd/quantize.h"
 
 namespace lpsim {
@@ -28,7 +30,7 @@ float RoleQuantizer::Quantize(const float* in, size_t rows, size_t cols, const O
       io.rounding = spec_.int_rounding;
       io.seed = opt.seed;
       io.index_offset = opt.index_offset;
-      IntQuantizeRef(spec_.int_format, in, rows, cols, io, out, nullptr, counts);
+      simd::IntQuantize(spec_.int_format, in, rows, cols, io, out, nullptr, counts, opt.threads);
       return 1.0f;
     }
     case RoleSpec::Storage::kBlockFp: {
@@ -36,7 +38,7 @@ float RoleQuantizer::Quantize(const float* in, size_t rows, size_t cols, const O
       qo.rounding = spec_.rounding;
       qo.seed = opt.seed;
       qo.index_offset = opt.index_offset;
-      BfpQuantizeRef(spec_.bfp_format, in, rows, cols, qo, out, nullptr, counts);
+      simd::BfpQuantize(spec_.bfp_format, in, rows, cols, qo, out, nullptr, counts, opt.threads);
       return 1.0f;
     }
     case RoleSpec::Storage::kFloat: break;
