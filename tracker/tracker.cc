@@ -339,13 +339,18 @@ Status Tracker::Impl::Init(Tracker* owner) {
   if (auto* seq = dynamic_cast<TrackedSequentialImpl*>(&model_)) seq->set_tracker(owner, "");
   if (unit_gemms_) {  // lpsim::Linear / Conv2d run their products on the unit
     int layers = 0;
-    for (const auto& item : model_.named_modules(/*name_prefix=*/"", /*include_self=*/true)) {
-      if (auto* layer = dynamic_cast<UnitLayer*>(item.value().get())) {
-        if (Status st = layer->set_unit(unit_gemms_); !st.ok()) {
-          return Status::Error("layer '" + item.key() + "': " + st.message());
-        }
-        ++layers;
-      }
+    auto set = [&](torch::nn::Module* m, const std::string& name) {
+      auto* layer = dynamic_cast<UnitLayer*>(m);
+      if (!layer) return Status();
+      ++layers;
+      Status st = layer->set_unit(unit_gemms_);
+      return st.ok() ? st : Status::Error("layer '" + name + "': " + st.message());
+    };
+    // include_self would need the model in a shared_ptr; the model itself
+    // is checked on its own.
+    if (Status st = set(&model_, "(the model)"); !st.ok()) return st;
+    for (const auto& item : model_.named_modules(/*name_prefix=*/"", /*include_self=*/false)) {
+      if (Status st = set(item.value().get(), item.key()); !st.ok()) return st;
     }
     if (layers == 0) {
       Note("matmul_unit", "matrix unit '" + unit_gemms_->unit +
