@@ -41,6 +41,13 @@ class Tracker::Impl {
  public:
   Impl(torch::nn::Module& model, torch::optim::Optimizer& optimizer, TrackerOptions opt)
       : model_(model), optimizer_(optimizer), opt_(std::move(opt)) {}
+  // The layers go back to plain torch with the tracker (the model outlives
+  // it), unless someone gave them another unit since.
+  ~Impl() {
+    for (UnitLayer* layer : unit_layers_) {
+      if (layer->unit() == unit_gemms_) (void)layer->set_unit({});
+    }
+  }
 
   Status Init(Tracker* owner);
   // The matrix unit of simulate mode (TrackerOptions::matmul_unit or the
@@ -133,6 +140,7 @@ class Tracker::Impl {
   std::unordered_map<std::string, DelayedScaler> sim_delayed_;  // simulate, per tensor
   std::optional<Target> target_;
   c10::intrusive_ptr<UnitGemms> unit_gemms_;  // simulate mode with a matrix unit
+  std::vector<UnitLayer*> unit_layers_;        // the layers given unit_gemms_
   std::set<Role> explicit_scaling_;  // roles whose recipe TrackerOptions.role_scaling set
   std::unordered_map<std::string, std::unique_ptr<RoleQuantizer>> sim_roles_;  // simulate + target
   std::unordered_map<std::string, bool> selected_;             // name -> include/exclude verdict
@@ -337,26 +345,10 @@ Status Tracker::Impl::Init(Tracker* owner) {
     }
   }
   if (auto* seq = dynamic_cast<TrackedSequentialImpl*>(&model_)) seq->set_tracker(owner, "");
-  if (unit_gemms_) {  // lpsim::Linear / Conv2d run their products on the unit
-    int layers = 0;
-    auto set = [&](torch::nn::Module* m, const std::string& name) {
-      auto* layer = dynamic_cast<UnitLayer*>(m);
-      if (!layer) return Status();
-      ++layers;
-      Status st = layer->set_unit(unit_gemms_);
-      return st.ok() ? st : Status::Error("layer '" + name + "': " + st.message());
-    };
-    // include_self would need the model in a shared_ptr; the model itself
-    // is checked on its own.
-    if (Status st = set(&model_, "(the model)"); !st.ok()) return st;
-    for (const auto& item : model_.named_modules(/*name_prefix=*/"", /*include_self=*/false)) {
-      if (Status st = set(item.value().get(), item.key()); !st.ok()) return st;
-    }
-    if (layers == 0) {
-      Note("matmul_unit", "matrix unit '" + unit_gemms_->unit +
-                              "' is set but the model has no lpsim::Linear or lpsim::Conv2d "
-                              "(tracker/layers.h): its products run in fp32");
-    }
+  if (unit_gemms_ && unit_layers_.empty()) {
+    Note("matmul_unit", "matrix unit '" + unit_gemms_->unit +
+                            "' is set but the model has no lpsim::Linear or lpsim::Conv2d "
+                            "(tracker/layers.h): its products run in fp32");
   }
 
   if (opt_.simulate) {
@@ -412,6 +404,22 @@ Status Tracker::Impl::ResolveUnit() {
       MakeUnitGemms(unit, formats[0], formats[1], formats[2], opt_.threads);
   if (!g.ok()) return Status::Error(what + ": " + g.status().message());
   unit_gemms_ = std::move(g).value();
+  // lpsim::Linear / Conv2d run their products on the unit; a layer that
+  // cannot fails the tracker before the run is opened.
+  auto set = [&](torch::nn::Module* m, const std::string& name) {
+    auto* layer = dynamic_cast<UnitLayer*>(m);
+    if (!layer) return Status();
+    Status st = layer->set_unit(unit_gemms_);
+    if (!st.ok()) return Status::Error("layer '" + name + "': " + st.message());
+    unit_layers_.push_back(layer);
+    return st;
+  };
+  // include_self would need the model in a shared_ptr; the model itself
+  // is checked on its own.
+  if (Status st = set(&model_, "(the model)"); !st.ok()) return st;
+  for (const auto& item : model_.named_modules(/*name_prefix=*/"", /*include_self=*/false)) {
+    if (Status st = set(item.value().get(), item.key()); !st.ok()) return st;
+  }
   return Status();
 }
 

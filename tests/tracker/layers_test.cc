@@ -231,6 +231,9 @@ TEST(LayersTracker, SetsTheUnitOfItsOptions) {
   EXPECT_EQ(n.fc->unit()->unit, "b200");
   EXPECT_EQ(n.fc->unit()->grad_input.formats.a.name(), "e5m2");
   EXPECT_TRUE((*t)->Close().ok());
+  EXPECT_TRUE(n.fc->unit());  // until the tracker is gone
+  t.value().reset();
+  EXPECT_FALSE(n.fc->unit());  // plain torch again
   fs::remove_all(TempDir("opt"));
 }
 
@@ -246,6 +249,28 @@ TEST(LayersTracker, TakesTheTargetsUnitAndFormats) {
   EXPECT_EQ(n.fc->unit()->forward.formats.a.name().substr(0, 8), "e4m3fnuz");
   EXPECT_TRUE((*t)->Close().ok());
   fs::remove_all(TempDir("target"));
+}
+
+// A layer that cannot take the unit fails the tracker, and the layers that
+// took it before go back to plain torch.
+TEST(LayersTracker, ALayerThatCannotRunFailsTheTracker) {
+  TrackedSequential seq;
+  Linear fc(27, 4);
+  Conv2d grouped(torch::nn::Conv2dOptions(4, 4, 3).groups(2));
+  seq->push_back("fc", fc);
+  seq->push_back("grouped", grouped);
+  torch::optim::SGD opt(seq->parameters(), torch::optim::SGDOptions(0.1));
+  TrackerOptions o;
+  o.simulate = true;
+  o.matmul_unit = "h100";
+  o.run_dir = TempDir("grouped");
+  o.formats = {"e4m3fn"};
+  StatusOr<std::unique_ptr<Tracker>> t = Tracker::Create(*seq, opt, o);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("layer 'grouped'"), std::string::npos) << t.status().message();
+  EXPECT_FALSE(fc->unit());
+  EXPECT_FALSE(fs::exists(fs::path(o.run_dir) / "run.db"));  // nothing half-written
+  fs::remove_all(o.run_dir);
 }
 
 TEST(LayersTracker, RejectsWhatCannotRun) {
