@@ -4,6 +4,7 @@
 //
 //   lpsim demo                                  # mlp, 300 steps, e4m3fn/e5m2/bf16
 //   lpsim demo --model cnn --recipe mx --simulate --json
+//   lpsim demo --matmul-unit h100               # products on the H100 model
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -53,15 +54,17 @@ int RunDemoCommand(const DemoArgs& args) {
   StatusOr<uint64_t> seed = ParseSeed(a.seed);
   if (!seed.ok()) return PrintError("demo", seed.status());
   a.options.seed = *seed;
+  if (!a.options.matmul_unit.empty()) a.options.simulate = true;  // a unit is a simulation
   std::ostream* progress = a.quiet || a.json ? nullptr : &std::cerr;
   if (progress) {
     std::string formats;
     for (const std::string& f : a.options.formats) formats += (formats.empty() ? "" : ", ") + f;
     *progress << Printable(fmt::format(
                      "lpsim demo: training the built-in {} for {} steps, tracking {} with {} "
-                     "scaling{}{}",
+                     "scaling{}{}{}",
                      a.options.model, a.options.steps, formats, a.options.recipe,
                      a.options.target.empty() ? "" : " on target " + a.options.target,
+                     a.options.matmul_unit.empty() ? "" : " on unit " + a.options.matmul_unit,
                      a.options.simulate ? " (simulate mode)" : ""))
               << "\n";
   }
@@ -92,13 +95,15 @@ int RunDemoCommand(const DemoArgs& args) {
                                 {"recipe", a.options.recipe},
                                 {"simulate", a.options.simulate},
                                 {"target", a.options.target},
+                                {"matmul_unit", a.options.matmul_unit},
                                 {"run", d.run_path},
                                 {"first_loss", d.first_loss},
                                 {"final_loss", d.final_loss},
                                 {"accuracy", d.accuracy},
                                 {"skipped_steps", d.skipped_steps},
                                 {"seconds", d.seconds},
-                                {"notes", d.notes}};
+                                {"notes", d.notes},
+                                {"losses", d.losses}};
     j["report"] = report_path.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(report_path);
     if (!report_error.empty()) j["report_error"] = report_error;
     nlohmann::ordered_json findings = nlohmann::ordered_json::array();
@@ -203,6 +208,11 @@ void AddDemoCommand(CLI::App* app, Command* selected) {
                   "format and recipe from it, and --simulate trains as the target stores "
                   "every tensor")
       ->type_name("NAME|PATH");
+  cmd->add_option("--matmul-unit", o.matmul_unit,
+                  "run the models' matrix products (forward and both backward) on this unit "
+                  "(docs/mmu.md: h100, b200, h100-promote128, ...); implies --simulate. "
+                  "Default with --target: the unit the target names")
+      ->type_name("UNIT");
   cmd->add_option("--every", o.every, "record every N-th step")->capture_default_str();
   cmd->add_option("--run-dir", o.run_dir, "where the run database goes (replaced)")
       ->capture_default_str();

@@ -103,8 +103,21 @@ HWY_INLINE hn::Vec<D> AlignedSum(D d, const hn::TFromD<D>* HWY_RESTRICT t, size_
     if constexpr (kMode == 1) return hn::Floor(y);
     return hn::Round(y);  // ties to even
   };
-  auto s = align(extra);
-  for (size_t i = 0; i < count; ++i) s = hn::Add(s, align(hn::Load(d, t + i * stride * kL)));
+  // Four sums in flight: one chain of adds waits on each add's latency.
+  // Every partial sum is an integer below the bound above, so any order
+  // adds exactly; the extra sums start at -0, the identity of addition
+  // (x + -0 = x for x = +-0 too), so even the sign of a zero is unchanged.
+  const auto neg_zero = hn::Set(d, static_cast<T>(-0.0));
+  auto s0 = align(extra), s1 = neg_zero, s2 = neg_zero, s3 = neg_zero;
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    s0 = hn::Add(s0, align(hn::Load(d, t + i * stride * kL)));
+    s1 = hn::Add(s1, align(hn::Load(d, t + (i + 1) * stride * kL)));
+    s2 = hn::Add(s2, align(hn::Load(d, t + (i + 2) * stride * kL)));
+    s3 = hn::Add(s3, align(hn::Load(d, t + (i + 3) * stride * kL)));
+  }
+  for (; i < count; ++i) s0 = hn::Add(s0, align(hn::Load(d, t + i * stride * kL)));
+  const auto s = hn::Add(hn::Add(s0, s1), hn::Add(s2, s3));
   return hn::Mul(s, inv);
 }
 

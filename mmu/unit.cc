@@ -135,10 +135,12 @@ std::vector<Unit> MakeUnits() {
     BlockFmaParams half = Block(4, 3);
     for (BlockFmaParams* p : {&fp8, &half}) p->align_rounding = AlignRounding::kNearestEven;
     const std::vector<OutputMode> rn = {{"fp32", Rounding::kNearestEven}};
-    m.modes.push_back({kFp8, fp8, rn,
+    // CDNA3 takes the FNUZ fp8 formats (AMD MI300 ISA; the mi300-fp8 target
+    // stores in them); the OCP ones are accepted too, as CDNA4 takes those.
+    m.modes.push_back({{"e4m3fn", "e5m2", "e4m3fnuz", "e5m2fnuz"}, fp8, rn,
                        "fp8: group 8, 3 extra alignment bits rounded to nearest, round to "
                        "nearest into fp32: assumed (AMD's matrix cores follow other rules than "
-                       "NVIDIA's; no bit-level model in the sources)"});
+                       "NVIDIA's; no bit-level model in the sources); FNUZ inputs: AMD CDNA3 ISA"});
     m.modes.push_back({kHalf, half, rn, "fp16/bf16: group 4, otherwise as fp8: assumed"});
     u.push_back(m);
   }

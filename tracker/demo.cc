@@ -9,6 +9,7 @@
 #include <iostream>
 #include <new>
 
+#include "tracker/layers.h"
 #include "tracker/tracker.h"
 
 namespace lpsim {
@@ -21,25 +22,25 @@ constexpr int64_t kImage = 16;
 TrackedSequential MakeMlp() {
   namespace nn = torch::nn;
   return TrackedSequential(torch::OrderedDict<std::string, nn::AnyModule>{
-      {"fc1", nn::AnyModule(nn::Linear(kFeatures, 128))},
+      {"fc1", nn::AnyModule(Linear(kFeatures, 128))},
       {"relu1", nn::AnyModule(nn::ReLU())},
-      {"fc2", nn::AnyModule(nn::Linear(128, 128))},
+      {"fc2", nn::AnyModule(Linear(128, 128))},
       {"relu2", nn::AnyModule(nn::ReLU())},
-      {"fc3", nn::AnyModule(nn::Linear(128, kClasses))},
+      {"fc3", nn::AnyModule(Linear(128, kClasses))},
   });
 }
 
 TrackedSequential MakeCnn() {
   namespace nn = torch::nn;
   return TrackedSequential(torch::OrderedDict<std::string, nn::AnyModule>{
-      {"conv1", nn::AnyModule(nn::Conv2d(nn::Conv2dOptions(1, 8, 3).padding(1)))},
+      {"conv1", nn::AnyModule(Conv2d(nn::Conv2dOptions(1, 8, 3).padding(1)))},
       {"relu1", nn::AnyModule(nn::ReLU())},
       {"pool1", nn::AnyModule(nn::MaxPool2d(2))},
-      {"conv2", nn::AnyModule(nn::Conv2d(nn::Conv2dOptions(8, 16, 3).padding(1)))},
+      {"conv2", nn::AnyModule(Conv2d(nn::Conv2dOptions(8, 16, 3).padding(1)))},
       {"relu2", nn::AnyModule(nn::ReLU())},
       {"pool2", nn::AnyModule(nn::MaxPool2d(2))},
       {"flatten", nn::AnyModule(nn::Flatten())},
-      {"fc", nn::AnyModule(nn::Linear(16 * 4 * 4, kClasses))},
+      {"fc", nn::AnyModule(Linear(16 * 4 * 4, kClasses))},
   });
 }
 
@@ -102,6 +103,7 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
   topt.simulate_forward = o.simulate_forward;
   topt.simulate_backward = o.simulate_backward;
   topt.target = o.target;
+  topt.matmul_unit = o.matmul_unit;
   topt.capture_model = o.model;  // `lpsim replay` rebuilds it
   // The demo's summary lists the findings; no warnings on stderr mid-bar.
   for (auto& rule : topt.check_config.rules) rule.second.policy = Policy::kLog;
@@ -128,6 +130,7 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
       const double l = loss.item<double>();
       if (s == 0) r.first_loss = l;
       r.final_loss = l;
+      r.losses.push_back(l);
       if (!sr.applied) ++r.skipped_steps;
       // A live bar on a terminal; on a pipe or file, a line per tenth of the run.
       const bool bar_step = tty ? (s % 10 == 9) : ((s + 1) % std::max(1, o.steps / 10) == 0);

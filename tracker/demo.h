@@ -38,6 +38,9 @@ struct DemoOptions {
   std::string simulate_forward = "e4m3fn";
   std::string simulate_backward = "e5m2";
   std::string target;  // a hardware target (TrackerOptions::target)
+  // Simulate mode: the matrix unit of the models' lpsim::Linear/Conv2d
+  // layers (TrackerOptions::matmul_unit); empty: the target's, else none.
+  std::string matmul_unit;
   int every = 1;
   std::string run_dir = "runs/demo";
   bool overwrite = true;
@@ -48,6 +51,7 @@ struct DemoOptions {
 struct DemoResult {
   std::string run_path;
   double first_loss = 0, final_loss = 0, accuracy = 0;
+  std::vector<double> losses;  // every step's training loss
   int64_t skipped_steps = 0;
   double seconds = 0;
   std::vector<TensorRecord> last_records;  // of the last tracked step
@@ -58,7 +62,8 @@ struct DemoResult {
 StatusOr<DemoResult> RunDemo(const DemoOptions& opt, std::ostream* progress);
 
 // The demo's model and data, for benchmarks and tests: a fresh model
-// (deterministic under torch::manual_seed) and batches of its task.
+// (deterministic under torch::manual_seed; built from lpsim::Linear and
+// lpsim::Conv2d, tracker/layers.h) and batches of its task.
 class DemoTask {
  public:
   // model: "mlp" or "cnn" (anything else is "mlp").

@@ -23,6 +23,7 @@
 #include "store/run_db.h"
 #include "tracker/capture.h"
 #include "tracker/distributed.h"
+#include "tracker/layers.h"
 
 namespace lpsim {
 
@@ -40,8 +41,18 @@ class Tracker::Impl {
  public:
   Impl(torch::nn::Module& model, torch::optim::Optimizer& optimizer, TrackerOptions opt)
       : model_(model), optimizer_(optimizer), opt_(std::move(opt)) {}
+  // The layers go back to plain torch with the tracker (the model outlives
+  // it), unless someone gave them another unit since.
+  ~Impl() {
+    for (UnitLayer* layer : unit_layers_) {
+      if (layer->unit() == unit_gemms_) (void)layer->set_unit({});
+    }
+  }
 
   Status Init(Tracker* owner);
+  // The matrix unit of simulate mode (TrackerOptions::matmul_unit or the
+  // target's) with the role formats, validated; null when there is none.
+  Status ResolveUnit();
   torch::Tensor Tap(const std::string& name, const torch::Tensor& x,
                     const std::string& module_type);
   StepResult Step(const torch::Tensor& loss);
@@ -128,6 +139,8 @@ class Tracker::Impl {
   mutable std::mutex mu_;
   std::unordered_map<std::string, DelayedScaler> sim_delayed_;  // simulate, per tensor
   std::optional<Target> target_;
+  c10::intrusive_ptr<UnitGemms> unit_gemms_;  // simulate mode with a matrix unit
+  std::vector<UnitLayer*> unit_layers_;        // the layers given unit_gemms_
   std::set<Role> explicit_scaling_;  // roles whose recipe TrackerOptions.role_scaling set
   std::unordered_map<std::string, std::unique_ptr<RoleQuantizer>> sim_roles_;  // simulate + target
   std::unordered_map<std::string, bool> selected_;             // name -> include/exclude verdict
@@ -247,6 +260,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
       }
     }
   }
+  if (Status st = ResolveUnit(); !st.ok()) return st;
   if (opt_.every < 1) return Status::Error("TrackerOptions.every must be >= 1 (got " + std::to_string(opt_.every) + ")");
   if (opt_.threads < 1) opt_.threads = 1;
   try {
@@ -280,6 +294,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
       {"simulate_forward", opt_.simulate_forward},
       {"simulate_backward", opt_.simulate_backward},
       {"target", target_ ? target_->name : ""},
+      {"matmul_unit", unit_gemms_ ? unit_gemms_->unit : ""},
       {"world_size", opt_.process_group ? opt_.process_group->getSize() : 1},
   };
   for (const auto& [role, s] : opt_.role_scaling) config["role_scaling"][ToString(role)] = s.Name();
@@ -330,6 +345,11 @@ Status Tracker::Impl::Init(Tracker* owner) {
     }
   }
   if (auto* seq = dynamic_cast<TrackedSequentialImpl*>(&model_)) seq->set_tracker(owner, "");
+  if (unit_gemms_ && unit_layers_.empty()) {
+    Note("matmul_unit", "matrix unit '" + unit_gemms_->unit +
+                            "' is set but the model has no lpsim::Linear or lpsim::Conv2d "
+                            "(tracker/layers.h): its products run in fp32");
+  }
 
   if (opt_.simulate) {
     torch::NoGradGuard no_grad;
@@ -338,6 +358,67 @@ Status Tracker::Impl::Init(Tracker* owner) {
       p.master = p.tensor.detach().clone();
       p.tensor.copy_(FakeQuant(sim_fwd_, p.name, Role::kWeight, p.master));
     }
+  }
+  return Status();
+}
+
+Status Tracker::Impl::ResolveUnit() {
+  std::string unit = opt_.matmul_unit;
+  std::string what = "TrackerOptions.matmul_unit";
+  if (unit.empty() && target_) {
+    // The roles that feed the products must agree on their unit.
+    for (TargetRole r : {TargetRole::kActivation, TargetRole::kWeight, TargetRole::kActivationGrad}) {
+      const std::string& u = target_->role(r).matmul_unit;
+      if (u.empty()) continue;
+      if (!unit.empty() && u != unit) {
+        return Status::Error("target '" + target_->name + "': roles name different matmul units ('" +
+                             unit + "', '" + u + "'); the activation, weight and activation_grad "
+                             "roles must name the same one");
+      }
+      unit = u;
+    }
+    what = "target '" + target_->name + "' matmul_unit";
+  }
+  if (unit.empty()) return Status();
+  if (!opt_.simulate) {
+    if (!opt_.matmul_unit.empty()) {
+      return Status::Error("TrackerOptions.matmul_unit is used in simulate mode only; set "
+                           "simulate = true or leave matmul_unit empty");
+    }
+    return Status();  // a target's unit matters to simulate mode only
+  }
+  std::string formats[3] = {sim_fwd_.name(), sim_fwd_.name(), sim_bwd_.name()};
+  if (target_) {
+    const TargetRole roles[3] = {TargetRole::kActivation, TargetRole::kWeight,
+                                 TargetRole::kActivationGrad};
+    for (int i = 0; i < 3; ++i) {
+      const RoleSpec& spec = target_->role(roles[i]);
+      if (spec.storage != RoleSpec::Storage::kFloat) {
+        return Status::Error(what + ": role " + ToString(roles[i]) + " is stored as " +
+                             spec.storage_spec + "; a matrix unit takes float formats only");
+      }
+      formats[i] = spec.format.name();
+    }
+  }
+  StatusOr<c10::intrusive_ptr<UnitGemms>> g =
+      MakeUnitGemms(unit, formats[0], formats[1], formats[2], opt_.threads);
+  if (!g.ok()) return Status::Error(what + ": " + g.status().message());
+  unit_gemms_ = std::move(g).value();
+  // lpsim::Linear / Conv2d run their products on the unit; a layer that
+  // cannot fails the tracker before the run is opened.
+  auto set = [&](torch::nn::Module* m, const std::string& name) {
+    auto* layer = dynamic_cast<UnitLayer*>(m);
+    if (!layer) return Status();
+    Status st = layer->set_unit(unit_gemms_);
+    if (!st.ok()) return Status::Error("layer '" + name + "': " + st.message());
+    unit_layers_.push_back(layer);
+    return st;
+  };
+  // include_self would need the model in a shared_ptr; the model itself
+  // is checked on its own.
+  if (Status st = set(&model_, "(the model)"); !st.ok()) return st;
+  for (const auto& item : model_.named_modules(/*name_prefix=*/"", /*include_self=*/false)) {
+    if (Status st = set(item.value().get(), item.key()); !st.ok()) return st;
   }
   return Status();
 }

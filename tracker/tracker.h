@@ -88,6 +88,12 @@ struct TrackerOptions {
   // rounding, subnormals and saturation. simulate_forward/backward are then
   // not used.
   std::string target;
+  // Simulate mode: the matrix-multiply unit (mmu/unit.h, docs/mmu.md: "h100",
+  // "b200", ...) that lpsim::Linear and lpsim::Conv2d (tracker/layers.h) run
+  // their forward and both backward products on, with the activation, weight
+  // and gradient formats above (or the target's roles). Empty: the unit the
+  // target names, else none (plain torch products).
+  std::string matmul_unit;
   int threads = 1;             // analyze threads per tensor
   // Analyze, check and store on a background thread: a tracked step then
   // costs the training thread one copy of each tracked tensor, and the

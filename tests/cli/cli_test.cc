@@ -451,9 +451,21 @@ TEST_F(CliTest, DemoJsonCnnSimulateAndRecipe) {
   EXPECT_TRUE(std::isfinite(j["final_loss"].get<double>()));
 }
 
+TEST_F(CliTest, DemoOnAMatrixUnit) {
+  const RunResult r = Run("demo --steps 6 --every 3 --formats e4m3fn --matmul-unit b200 --json "
+                          "--run-dir " + Path("demo_unit"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = ParseJson(r.out);
+  EXPECT_EQ(j["matmul_unit"], "b200");
+  EXPECT_EQ(j["simulate"], true);  // --matmul-unit implies --simulate
+  ASSERT_EQ(j["losses"].size(), 6u);
+  EXPECT_EQ(j["losses"][5].get<double>(), j["final_loss"].get<double>());
+}
+
 TEST_F(CliTest, DemoBadOptionsAreBadInput) {
   for (const char* args : {"demo --formats e4m3fn,bogus", "demo --model resnet",
-                           "demo --recipe sometimes", "demo --steps 0"}) {
+                           "demo --recipe sometimes", "demo --steps 0",
+                           "demo --matmul-unit nope", "demo --matmul-unit v100"}) {
     const RunResult bad = Run(std::string(args) + " --quiet --run-dir " + Path("bad_run"));
     EXPECT_EQ(bad.code, 2) << args;
     EXPECT_THAT(bad.err, StartsWith("lpsim demo: error: ")) << args;

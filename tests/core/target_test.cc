@@ -110,7 +110,8 @@ TEST(Target, BuiltinSemanticsPerRole) {
   EXPECT_TRUE(w.scaling.per_channel);
   EXPECT_TRUE(w.scaling.symmetric);
   EXPECT_EQ(w.int_rounding, IntRounding::kHalfAway);
-  EXPECT_EQ(w.matmul_unit, "int8-mac-int32");
+  EXPECT_TRUE(w.matmul_unit.empty());  // no integer unit is modelled (docs/mmu.md)
+  EXPECT_EQ(Get("h100-fp8-current").role(TargetRole::kWeight).matmul_unit, "h100");
   const RoleSpec& a = npu.role(TargetRole::kActivation);
   EXPECT_EQ(a.int_format.qmin(), -128);
   EXPECT_FALSE(a.scaling.per_channel);
