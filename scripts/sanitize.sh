@@ -17,7 +17,9 @@ flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fr
 args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g"
       "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_C_FLAGS=$flags"
       -DLPSIM_WITH_TORCH=OFF -DLPSIM_BUILD_BENCHMARKS=OFF)
-if [ "${LPSIM_WERROR:-0}" = "1" ]; then args+=(-DLPSIM_WERROR=ON); else args+=(-DLPSIM_WERROR=OFF); fi
+# Never -Werror here: GCC 12 under ASan warns falsely inside libstdc++'s
+# <regex> (-Wmaybe-uninitialized); the main build holds the warning gate.
+args+=(-DLPSIM_WERROR=OFF)
 if command -v ninja >/dev/null 2>&1 && [ ! -f build-asan/Makefile ]; then args+=(-G Ninja); fi
 cmake -S . -B build-asan "${args[@]}" >/dev/null
 cmake --build build-asan -j "${LPSIM_JOBS:-$(nproc)}"
