@@ -454,6 +454,12 @@ void AnalyzeChunks(const internal::AnalyzeJob& job, size_t c0, size_t c1,
       job.num_slots > 0 && job.slots[0].fast && job.slots[0].fast_exact_diff;
   SlotPlan plans[kMaxAnalyzeFormats];
   for (size_t s = 0; s < job.num_slots; ++s) plans[s] = MakeSlotPlan(job.slots[s]);
+  // Whether slot 0 rides the fused loop: off after a block where path A
+  // missed too often, back on after a clean block where it cannot miss
+  // (SlotBlock mode 2). Kept across chunks: a slot whose values mostly fall
+  // below the format's normal range would otherwise send a whole block out
+  // of line at the start of every chunk.
+  bool fuse_slot = fuse_slot0;
   for (size_t c = c0; c < c1; ++c) {
     const size_t begin = c * kSumChunk;
     const size_t len = std::min(kSumChunk, job.n - begin);
@@ -475,7 +481,6 @@ void AnalyzeChunks(const internal::AnalyzeJob& job, size_t c0, size_t c1,
     // (fp32 specials or subnormals: stop trying; slot 0 missing path A in
     // more than a quarter of the vectors: stop fusing the slot).
     bool try_fused = true;
-    bool fuse_slot = fuse_slot0;
     for (size_t b = 0; b < len; b += kAnalyzeBlock) {
       const size_t bl = std::min(kAnalyzeBlock, len - b);
       const size_t nv = bl - bl % kStep;  // the vector part
@@ -511,6 +516,7 @@ void AnalyzeChunks(const internal::AnalyzeJob& job, size_t c0, size_t c1,
           // A clean block in the slot's easy range: SlotBlock, else the
           // general cast.
           const int mode = SlotBlockMode(job.slots[s], plans[s], info);
+          if (s == 0 && fuse_slot0 && info.clean) fuse_slot = mode == 2;
           if (mode != 0) {
             SlotBlockAny(job.slots[s], plans[s], mode, x + b, nv, begin + b, info.zeros, &st[s]);
             skip = nv;

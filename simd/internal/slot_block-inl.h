@@ -30,6 +30,10 @@
 // (separately rounded: d need not be short). Blocks whose nonzero v are all
 // format normals (kNormalOnly) use path A's rounding and, when
 // p.fast_exact_diff holds, its exact fp32 difference with one FMA.
+// Mode 2 needs none of `common` but path A itself (signed, with zero): every
+// nonzero v is then a format normal and an fp32 normal, so path A's result is
+// the reference's whatever the format's subnormals are (bf16's are fp32
+// subnormals, which is why bf16 is not `common`).
 // Counts: underflow = (rounded == 0) - zeros, subnormal = 0 < rounded <
 // 2^emin, zero_in = zeros (all |x| = 0 lanes: zero codes); the gate rules out
 // overflow, NaN/Inf inputs and flushes.
@@ -41,6 +45,7 @@
 #define LPSIM_SIMD_INTERNAL_SLOT_BLOCK_INL_H_
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -66,6 +71,10 @@ struct BlockInfo {
 // Per-slot constants of SlotBlock (derived once per Analyze call).
 struct SlotPlan {
   bool eligible = false;   // p.common and max * (1/scale) finite
+  // Normal-only blocks (mode 2) need less: path A applies (p.fast) and
+  // max * (1/scale) is finite. bf16 is here but not `common` (its
+  // subnormals are fp32 subnormals).
+  bool eligible_normal = false;
   uint32_t q_bits = 0;     // 2^(emin - m): the format's smallest subnormal
   uint32_t half_q_bits = 0;  // 2^(emin - m - 1) (fp32 bits; may be an fp32 subnormal)
   uint32_t minnorm_bits = 0;  // 2^emin
@@ -80,12 +89,16 @@ HWY_INLINE uint32_t SlotFloatBits(float f) {
 
 HWY_INLINE SlotPlan MakeSlotPlan(const internal::CastParams& p) {
   SlotPlan plan;
-  plan.eligible = p.common && std::isfinite(p.format->MaxValue() * p.inv_scale);
+  const bool max_finite = std::isfinite(p.format->MaxValue() * p.inv_scale);
+  plan.eligible = p.common && max_finite;
+  plan.eligible_normal = p.fast && max_finite;
+  // 2^emin, or the smallest fp32 normal when the format's normal range
+  // reaches below it (a clean block's nonzero v are fp32 normals anyway).
+  plan.minnorm_bits = SlotFloatBits(std::ldexp(1.0f, std::max(p.emin, -126)));
   if (!plan.eligible) return plan;
   const int m = static_cast<int>(p.m);
   plan.q_bits = SlotFloatBits(std::ldexp(1.0f, p.emin - m));
   plan.half_q_bits = SlotFloatBits(std::ldexp(1.0f, p.emin - m - 1));
-  plan.minnorm_bits = SlotFloatBits(std::ldexp(1.0f, p.emin));
   plan.emin_b = p.emin + 127;
   return plan;
 }
@@ -93,7 +106,7 @@ HWY_INLINE SlotPlan MakeSlotPlan(const internal::CastParams& p) {
 // Which SlotBlock (if any) may run on a block: 0 none, 1 general, 2 normal-only.
 HWY_INLINE int SlotBlockMode(const internal::CastParams& p, const SlotPlan& plan,
                              const BlockInfo& info) {
-  if (!plan.eligible || !info.clean) return 0;
+  if (!plan.eligible_normal || !info.clean) return 0;
   float hi;
   __builtin_memcpy(&hi, &info.max_abs_bits, sizeof hi);
   if (SlotFloatBits(hi * p.scale) > p.max_bits) return 0;  // might overflow
@@ -103,7 +116,8 @@ HWY_INLINE int SlotBlockMode(const internal::CastParams& p, const SlotPlan& plan
   __builtin_memcpy(&lo, &lo_bits, sizeof lo);
   const uint32_t lo_v = SlotFloatBits(lo * p.scale);
   if (lo_v < 0x00800000u) return 0;  // an fp32 subnormal (or 0) after scaling
-  return lo_v >= plan.minnorm_bits ? 2 : 1;
+  if (lo_v >= plan.minnorm_bits) return 2;
+  return plan.eligible ? 1 : 0;
 }
 
 // The block x[0, n) (n a multiple of kStep, pos a multiple of kSumLanes) for

@@ -301,6 +301,39 @@ TEST_P(SimdAnalyze, SlotBlocksAroundTheSubnormalRange) {
   }
 }
 
+// Slot 0 rides the statistics loop only while its values stay in the
+// format's normal range: chunks alternate between values that do (fused) and
+// values mostly below it (SlotBlock's per-lane shift), so the decision flips
+// both ways across chunks and inside one; bf16 (not `common`, normal-only
+// blocks) sits in slot 1.
+TEST_P(SimdAnalyze, FusedSlotFollowsTheRangeAcrossChunks) {
+  const Format e2m1 = *ParseFormat("e2m1fn");
+  const float scale = 6.0f / 0.75f;
+  const size_t n = 7 * kSumChunk + 3 * 2048 + 13;
+  std::vector<float> x(n);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> normal_range(1.0f, 5.5f);   // scaled: e2m1 normals
+  std::uniform_real_distribution<float> below(0.01f, 1.0f);         // scaled: subnormals, underflow
+  for (size_t i = 0; i < n; ++i) {
+    const size_t chunk = i / kSumChunk;
+    const bool in_range = chunk % 3 == 0 || (chunk == 4 && (i / 2048) % 2 == 0);
+    const float v = i % 17 == 0 ? 0.0f : (in_range ? normal_range(rng) : below(rng)) / scale;
+    x[i] = rng() % 2 ? -v : v;
+  }
+  for (Rounding r : {Rounding::kNearestEven, Rounding::kTowardZero, Rounding::kStochastic}) {
+    FormatSlot slot{e2m1};
+    slot.scale = scale;
+    slot.rounding = r;
+    slot.seed = 3;
+    const std::vector<FormatSlot> slots = {slot, FormatSlot{*ParseFormat("bf16")}};
+    const AnalyzeResult want = simd::AnalyzeRef(x.data(), n, slots);
+    ASSERT_TRUE(SameResult(simd::Analyze(x.data(), n, slots), want)) << ToString(r);
+    ASSERT_TRUE(SameResult(simd::Analyze(x.data(), n, slots, 2), want)) << ToString(r);
+    EXPECT_GT(want.formats[0].subnormal, 0u);
+    EXPECT_GT(want.formats[0].underflow, 0u);
+  }
+}
+
 LPSIM_INSTANTIATE_PER_TARGET(SimdAnalyze);
 
 // ---- The reference's statistics against independent computations.
