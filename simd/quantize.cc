@@ -29,21 +29,32 @@ namespace {
 // already owned and cached stores are kept.
 constexpr size_t kStreamBytes = size_t{32} << 20;
 
-// Quantize (out_kind 0) and Encode (code width) share one driver.
-void CastDriver(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
-                int out_kind, void* out, CastCounts* counts, int threads) {
+// The cast of in[0, n) with its per-chunk sums (when wanted) and per-worker
+// counts; index_offset places in[0] in the stochastic stream.
+void CastPiece(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
+               int out_kind, void* out, bool sums, int threads, std::vector<double>* chunk_err,
+               std::vector<double>* chunk_sig, std::vector<internal::CastState>* partial) {
   internal::CastParams p =
       internal::MakeCastParams(f, opt.rounding, opt.seed, opt.index_offset, opt.scale);
   p.stream_out = out_kind == 0 && out != in && n * sizeof(float) >= kStreamBytes;
-  const bool sums = counts != nullptr;
   const size_t chunks = NumSumChunks(n);
-  std::vector<double> chunk_err(sums ? chunks : 0), chunk_sig(sums ? chunks : 0);
+  chunk_err->assign(sums ? chunks : 0, 0.0);
+  chunk_sig->assign(sums ? chunks : 0, 0.0);
   const size_t workers = internal::ThreadsFor(n, threads);
-  std::vector<internal::CastState> partial(workers);
+  partial->assign(workers, internal::CastState());
   internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
-    HWY_DYNAMIC_DISPATCH(CastChunks)(p, in, n, c0, c1, out_kind, out, sums, chunk_err.data(),
-                                     chunk_sig.data(), &partial[w]);
+    HWY_DYNAMIC_DISPATCH(CastChunks)(p, in, n, c0, c1, out_kind, out, sums, chunk_err->data(),
+                                     chunk_sig->data(), &(*partial)[w]);
   });
+}
+
+// Quantize (out_kind 0) and Encode (code width) share one driver.
+void CastDriver(const Format& f, const float* in, size_t n, const QuantizeOptions& opt,
+                int out_kind, void* out, CastCounts* counts, int threads) {
+  std::vector<double> chunk_err, chunk_sig;
+  std::vector<internal::CastState> partial;
+  CastPiece(f, in, n, opt, out_kind, out, counts != nullptr, threads, &chunk_err, &chunk_sig,
+            &partial);
   if (counts) *counts = internal::FinishCounts(n, partial, chunk_err, chunk_sig);
 }
 
@@ -52,6 +63,34 @@ void CastDriver(const Format& f, const float* in, size_t n, const QuantizeOption
 void Quantize(const Format& f, const float* in, size_t n, const QuantizeOptions& opt, float* out,
               CastCounts* counts, int threads) {
   CastDriver(f, in, n, opt, 0, out, counts, threads);
+}
+
+void PieceQuantizer::Next(const float* in, size_t n, float* out) {
+  QuantizeOptions opt = opt_;
+  opt.index_offset += done_;
+  std::vector<double> err, sig;
+  std::vector<internal::CastState> partial;
+  CastPiece(format_, in, n, opt, 0, out, /*sums=*/true, threads_, &err, &sig, &partial);
+  internal::CastState total;
+  for (const internal::CastState& s : partial) total.AddCounts(s);
+  totals_.underflow += total.underflow;
+  totals_.flushed += total.flushed;
+  totals_.subnormal += total.subnormal;
+  totals_.overflow += total.overflow;
+  totals_.nan_in += total.nan_in;
+  totals_.inf_in += total.inf_in;
+  totals_.zero_in += total.zero_in;
+  chunk_err_.insert(chunk_err_.end(), err.begin(), err.end());
+  chunk_sig_.insert(chunk_sig_.end(), sig.begin(), sig.end());
+  done_ += n;
+}
+
+CastCounts PieceQuantizer::Finish() const {
+  CastCounts c = totals_;
+  c.numel = done_;
+  c.sq_error = PairwiseSum(chunk_err_.data(), chunk_err_.size());
+  c.sq_signal = PairwiseSum(chunk_sig_.data(), chunk_sig_.size());
+  return c;
 }
 
 size_t CodeBytes(const Format& f) {

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "formats/format.h"
 #include "formats/reference.h"
@@ -29,6 +30,33 @@ namespace simd {
 // (not in place) is written with non-temporal stores: it is not left in cache.
 void Quantize(const Format& f, const float* in, size_t n, const QuantizeOptions& opt, float* out,
               CastCounts* counts, int threads = 1);
+
+// Quantize over a tensor that arrives a piece at a time (a file read and
+// written in pieces): every piece but the last holds a multiple of kSumChunk
+// elements, in order. The outputs and Finish()'s counts are bit-identical to
+// one Quantize call over the whole tensor (stochastic indices and the fixed
+// summation order continue across pieces).
+//
+//   PieceQuantizer q(format, opt, threads);
+//   while (...) q.Next(piece, n, piece);   // in place, like Quantize
+//   CastCounts counts = q.Finish();
+class PieceQuantizer {
+ public:
+  PieceQuantizer(const Format& f, const QuantizeOptions& opt, int threads = 1)
+      : format_(f), opt_(opt), threads_(threads) {}
+  // The next n elements; `out` may equal `in`.
+  void Next(const float* in, size_t n, float* out);
+  // The counts of everything given so far.
+  CastCounts Finish() const;
+
+ private:
+  Format format_;
+  QuantizeOptions opt_;
+  int threads_;
+  size_t done_ = 0;
+  CastCounts totals_;                          // integer counts
+  std::vector<double> chunk_err_, chunk_sig_;  // per kSumChunk chunk, in order
+};
 
 // Bytes per code in Encode/Decode arrays: 1 (<= 8 bits), 2 (<= 16), else 4.
 size_t CodeBytes(const Format& f);

@@ -369,7 +369,8 @@ size_t Drain(ByteSource* src) {
 
 Status ReadError(ByteSource* src) { return Status::Error("read failed: " + src->error()); }
 
-StatusOr<NpyArray> Decode(ByteSource* src) {
+StatusOr<NpyArray> Decode(ByteSource* src, size_t piece_elems = 0,
+                          const NpyPieceFn* piece = nullptr) {
   // 1. Magic and version.
   uint8_t pre[12];
   size_t got = src->Read(pre, 8);
@@ -462,9 +463,19 @@ StatusOr<NpyArray> Decode(ByteSource* src) {
       // The common case: the file's bytes are the array's, read in place
       // (an element loop here cost 15 ns per element, more than the cast).
       out.data.resize(numel);
-      const size_t k = numel ? src->Read(out.data.data(), data_bytes) : 0;
-      if (!src->error().empty()) return ReadError(src);
-      if (k < data_bytes) return truncated(k);
+      const size_t step = piece != nullptr && piece_elems > 0 ? piece_elems : numel;
+      size_t at = 0;
+      do {
+        const size_t len = std::min(step, numel - at);
+        const size_t k = len ? src->Read(out.data.data() + at, len * sizeof(float)) : 0;
+        if (!src->error().empty()) return ReadError(src);
+        if (k < len * sizeof(float)) return truncated(at * sizeof(float) + k);
+        if (piece != nullptr) {
+          Status ps = (*piece)(out.shape, out.data.data(), at, at + len);
+          if (!ps.ok()) return ps;
+        }
+        at += len;
+      } while (at < numel);
       const size_t extra = Drain(src);
       if (!src->error().empty()) return ReadError(src);
       if (extra > 0) return trailing(extra);
@@ -502,6 +513,10 @@ StatusOr<NpyArray> Decode(ByteSource* src) {
   const size_t extra = Drain(src);
   if (!src->error().empty()) return ReadError(src);
   if (extra > 0) return trailing(extra);
+  if (piece != nullptr) {
+    Status ps = (*piece)(out.shape, out.data.data(), 0, out.data.size());
+    if (!ps.ok()) return ps;
+  }
   return out;
 }
 
@@ -580,17 +595,37 @@ StatusOr<NpyArray> ParseNpy(const void* bytes, size_t size) {
   return Decode(&src);
 }
 
-StatusOr<NpyArray> ReadNpy(const std::string& path) {
+namespace {
+
+StatusOr<NpyArray> ReadNpyFile(const std::string& path, size_t piece_elems,
+                               const NpyPieceFn* piece) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) {
     return Status::Error(path + ": cannot open: " + std::strerror(errno) +
                          "; check the path and permissions");
   }
   FileSource src(f);
-  StatusOr<NpyArray> a = Decode(&src);
+  Status piece_status;  // a piece's own failure is returned unchanged
+  NpyPieceFn wrapped;
+  if (piece != nullptr) {
+    wrapped = [&](const std::vector<size_t>& shape, float* data, size_t b, size_t e) {
+      piece_status = (*piece)(shape, data, b, e);
+      return piece_status;
+    };
+  }
+  StatusOr<NpyArray> a = Decode(&src, piece_elems, piece != nullptr ? &wrapped : nullptr);
   std::fclose(f);
+  if (!piece_status.ok()) return piece_status;
   if (!a.ok()) return Status::Error(path + ": " + a.status().message());
   return a;
+}
+
+}  // namespace
+
+StatusOr<NpyArray> ReadNpy(const std::string& path) { return ReadNpyFile(path, 0, nullptr); }
+
+StatusOr<NpyArray> ReadNpy(const std::string& path, size_t piece_elems, const NpyPieceFn& piece) {
+  return ReadNpyFile(path, piece_elems, &piece);
 }
 
 std::string EncodeNpy(const std::vector<size_t>& shape, const float* data) {
@@ -599,21 +634,25 @@ std::string EncodeNpy(const std::vector<size_t>& shape, const float* data) {
   return out;
 }
 
+std::string EncodeNpyHeader(const std::vector<size_t>& shape) { return HeaderBytes(shape); }
+
+Status WriteNpyFloats(OutputSink& out, const float* data, size_t n) {
+  if (kHostLittleEndian) return n > 0 ? out.Write(data, n * sizeof(float)) : Status();
+  Status s;
+  std::string chunk;
+  for (size_t i = 0; s.ok() && i < n; i += kChunkElems) {
+    chunk.clear();
+    AppendFloats(data + i, std::min(kChunkElems, n - i), &chunk);
+    s = out.Write(chunk.data(), chunk.size());
+  }
+  return s;
+}
+
 Status WriteNpy(const std::string& path, const std::vector<size_t>& shape, const float* data) {
   return WriteOutput(path, [&](OutputSink& out) {
     const std::string header = HeaderBytes(shape);
     Status s = out.Write(header.data(), header.size());
-    const size_t n = NumElements(shape);
-    if (kHostLittleEndian) {
-      if (s.ok() && n > 0) s = out.Write(data, n * sizeof(float));
-    } else {
-      std::string chunk;
-      for (size_t i = 0; s.ok() && i < n; i += kChunkElems) {
-        chunk.clear();
-        AppendFloats(data + i, std::min(kChunkElems, n - i), &chunk);
-        s = out.Write(chunk.data(), chunk.size());
-      }
-    }
+    if (s.ok()) s = WriteNpyFloats(out, data, NumElements(shape));
     return s;
   });
 }

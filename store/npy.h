@@ -18,9 +18,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "core/output.h"
 #include "core/status.h"
 
 namespace lpsim {
@@ -56,6 +58,17 @@ StatusOr<NpyArray> ParseNpy(const void* bytes, size_t size);
 // Reads and parses `path`; errors start with the path.
 StatusOr<NpyArray> ReadNpy(const std::string& path);
 
+// ReadNpy that hands the data over as it arrives, so a caller can convert
+// and write one piece while the next is read: for a float32 file
+// piece(shape, data, begin, end) runs after every `piece_elems` elements
+// (and the last, shorter piece), otherwise once over the whole array
+// (begin 0, end numel; an empty array gets one call with begin == end).
+// data[begin, end) may be changed in place. A failing piece() stops the
+// read; its status is returned as is.
+using NpyPieceFn = std::function<Status(const std::vector<size_t>& shape, float* data,
+                                        size_t begin, size_t end)>;
+StatusOr<NpyArray> ReadNpy(const std::string& path, size_t piece_elems, const NpyPieceFn& piece);
+
 // The bytes of a float32 ('<f4', C order, version 1.0 unless the header needs
 // 2.0) .npy file; the header is space-padded so the data starts at a multiple
 // of 64 bytes. `data` holds NumElements(shape) values.
@@ -66,6 +79,11 @@ std::string EncodeNpy(const std::vector<size_t>& shape, const float* data);
 // over `path`. On any failure the temporary file is removed and `path` is
 // left as it was.
 Status WriteNpy(const std::string& path, const std::vector<size_t>& shape, const float* data);
+
+// EncodeNpy in pieces into an open output (core/output.h): the header, then
+// the data a piece at a time in file order (little-endian on any host).
+std::string EncodeNpyHeader(const std::vector<size_t>& shape);
+Status WriteNpyFloats(OutputSink& out, const float* data, size_t n);
 
 }  // namespace lpsim
 

@@ -161,6 +161,38 @@ TEST_P(SimdQuantize, InPlace) {
   EXPECT_TRUE(SameCounts(got_c, want_c));
 }
 
+TEST_P(SimdQuantize, PiecesGiveTheWholeTensorsResult) {
+  // PieceQuantizer over uneven pieces (multiples of kSumChunk, the last
+  // not) equals the reference over the whole: outputs, counts and the sums'
+  // fixed order, with stochastic indices continuing from opt.index_offset.
+  const Format f = *ParseFormat("e4m3fn");
+  std::vector<float> x = AdversarialData(f, 1.0f, 7 * kSumChunk + 333, 5);
+  const size_t n = x.size();
+  const size_t pieces[] = {kSumChunk, 3 * kSumChunk, 2 * kSumChunk};
+  for (Rounding r : {Rounding::kNearestEven, Rounding::kStochastic}) {
+    QuantizeOptions opt;
+    opt.rounding = r;
+    opt.seed = 9;
+    opt.index_offset = 12345;
+    opt.scale = 4.0f;
+    std::vector<float> want(n);
+    CastCounts want_c;
+    QuantizeRef(f, x.data(), n, opt, want.data(), &want_c);
+    for (int threads : {1, 2}) {
+      std::vector<float> got = x;
+      simd::PieceQuantizer q(f, opt, threads);
+      size_t at = 0;
+      for (size_t len : pieces) {
+        q.Next(got.data() + at, len, got.data() + at);
+        at += len;
+      }
+      q.Next(got.data() + at, n - at, got.data() + at);
+      EXPECT_TRUE(SameBits(got.data(), want.data(), n)) << ToString(r);
+      EXPECT_TRUE(SameCounts(q.Finish(), want_c)) << ToString(r) << " threads " << threads;
+    }
+  }
+}
+
 TEST_P(SimdQuantize, LargeOutputsAreStreamedExactly) {
   // Float outputs of 32 MiB and more take the non-temporal store path (on a
   // 16-byte-aligned output; one float off, the plain one): same bits.

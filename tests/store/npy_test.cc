@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/output.h"
 #include "formats/format.h"
 #include "formats/reference.h"
 
@@ -391,6 +392,67 @@ TEST_F(NpyFileTest, RoundTripsFloat32OfEveryShape) {
     EXPECT_EQ(ReadFile("a.npy"), EncodeNpy(shape, v.data()));
     EXPECT_EQ(Entries(), std::vector<std::string>{"a.npy"}) << "no temporary file left";
   }
+}
+
+TEST_F(NpyFileTest, ReadsInPiecesAndWritesThemBack) {
+  // float32: pieces of 4 in order, the last shorter, each changeable in
+  // place; written back through EncodeNpyHeader + WriteNpyFloats, the file
+  // is EncodeNpy's of the changed array.
+  std::vector<float> v(11);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) - 3.5f;
+  WriteFile("a.npy", EncodeNpy({11}, v.data()));
+  std::vector<std::pair<size_t, size_t>> seen;
+  Status written = WriteOutput(Path("b.npy"), [&](OutputSink& out) -> Status {
+    StatusOr<NpyArray> a = ReadNpy(
+        Path("a.npy"), 4, [&](const std::vector<size_t>& shape, float* d, size_t b, size_t e) {
+          EXPECT_EQ(shape, std::vector<size_t>{11});
+          seen.emplace_back(b, e);
+          if (b == 0) {
+            const std::string h = EncodeNpyHeader(shape);
+            Status s = out.Write(h.data(), h.size());
+            if (!s.ok()) return s;
+          }
+          for (size_t i = b; i < e; ++i) d[i] *= 2.0f;
+          return WriteNpyFloats(out, d + b, e - b);
+        });
+    return a.ok() ? Status() : a.status();
+  });
+  ASSERT_TRUE(written.ok()) << written.message();
+  EXPECT_EQ(seen, (std::vector<std::pair<size_t, size_t>>{{0, 4}, {4, 8}, {8, 11}}));
+  for (float& x : v) x *= 2.0f;
+  EXPECT_EQ(ReadFile("b.npy"), EncodeNpy({11}, v.data()));
+
+  // A failing piece stops the read with its own status.
+  int calls = 0;
+  StatusOr<NpyArray> stopped =
+      ReadNpy(Path("a.npy"), 4, [&](const std::vector<size_t>&, float*, size_t, size_t) {
+        ++calls;
+        return Status::Failed("disk full");
+      });
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.status().message(), "disk full");
+  EXPECT_EQ(calls, 1);
+
+  // Other dtypes arrive whole, once; an empty float32 array once, empty.
+  std::string dict = "{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }";
+  dict += std::string(64 - (10 + dict.size() + 1) % 64, ' ') + "\n";
+  const char f16_data[] = {0x00, 0x3c, 0x00, 0x40, 0x00, static_cast<char>(0xc0)};  // 1, 2, -2
+  WriteFile("h.npy", std::string("\x93NUMPY\x01\x00", 8) +
+                         std::string(1, static_cast<char>(dict.size())) + std::string(1, '\0') +
+                         dict + std::string(f16_data, sizeof f16_data));
+  seen.clear();
+  auto record = [&](const std::vector<size_t>&, float*, size_t b, size_t e) {
+    seen.emplace_back(b, e);
+    return Status();
+  };
+  StatusOr<NpyArray> h = ReadNpy(Path("h.npy"), 2, record);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(seen, (std::vector<std::pair<size_t, size_t>>{{0, 3}}));
+  EXPECT_EQ(h->data, (std::vector<float>{1.0f, 2.0f, -2.0f}));
+  seen.clear();
+  WriteFile("e.npy", EncodeNpy({0}, nullptr));
+  ASSERT_TRUE(ReadNpy(Path("e.npy"), 2, record).ok());
+  EXPECT_EQ(seen, (std::vector<std::pair<size_t, size_t>>{{0, 0}}));
 }
 
 TEST_F(NpyFileTest, ReplacesAnExistingFile) {
