@@ -227,6 +227,16 @@ void RegisterKernelBenchmarks(const SuiteOptions& opt) {
                          benchmark::DoNotOptimize(r.stats.mean);
                        }});
   }
+  // One slot alone, the costly kinds: e2m1fn with stochastic rounding (most
+  // scaled values below its normal range) and bf16 (unscaled); the cost of
+  // one more format is (analyze_8fmt - analyze_4fmt) / 4 per element.
+  kernels.push_back({"analyze_e2m1_sr", [](const Case& c, size_t n) {
+                       static thread_local std::map<size_t, std::vector<FormatSlot>> slots;
+                       auto& s = slots[n];
+                       if (s.empty()) s = {BenchSlots(3, AmaxOf(n))[2]};
+                       AnalyzeResult r = simd::Analyze(Data(n), n, s, c.threads);
+                       benchmark::DoNotOptimize(r.stats.mean);
+                     }});
   const struct {
     const char* kernel;
     const char* format;

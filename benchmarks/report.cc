@@ -60,6 +60,7 @@ StatusOr<std::vector<Row>> ParseReport(const std::string& text) {
     r.threads = std::atoi(parts[2].c_str() + 1);
     r.bytes = std::strtoull(parts[3].c_str(), nullptr, 10);
     r.gb_per_s = b["bytes_per_second"].get<double>() / 1e9;
+    r.ns_per_elem = r.gb_per_s > 0 ? sizeof(float) * r.threads / r.gb_per_s : 0.0;
     if (r.threads <= 0 || r.bytes == 0) {
       return Status::Error("benchmark name '" + name + "' has no thread count or size");
     }
@@ -96,8 +97,9 @@ StatusOr<std::vector<Row>> ParseReport(const std::string& text) {
 std::string FormatTable(const std::vector<Row>& rows) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "%-22s %-8s %3s %10s %9s %8s %8s %9s %9s\n", "kernel", "target",
-                "thr", "size", "GB/s", "vs read", "vs copy", "vs torch", "vs ref");
+  std::snprintf(line, sizeof line, "%-22s %-8s %3s %10s %9s %7s %8s %8s %9s %9s\n", "kernel",
+                "target", "thr", "size", "GB/s", "ns/el", "vs read", "vs copy", "vs torch",
+                "vs ref");
   out += line;
   auto size = [](uint64_t b) {
     char s[32];
@@ -112,8 +114,9 @@ std::string FormatTable(const std::vector<Row>& rows) {
     return std::string(s);
   };
   for (const Row& r : rows) {
-    std::snprintf(line, sizeof line, "%-22s %-8s %3d %10s %9.2f %8s %8s %9s %9s\n", r.kernel.c_str(),
-                  r.target.c_str(), r.threads, size(r.bytes).c_str(), r.gb_per_s,
+    std::snprintf(line, sizeof line, "%-22s %-8s %3d %10s %9.2f %7.3f %8s %8s %9s %9s\n",
+                  r.kernel.c_str(), r.target.c_str(), r.threads, size(r.bytes).c_str(), r.gb_per_s,
+                  r.ns_per_elem,
                   ratio(r.vs_read).c_str(), ratio(r.vs_copy).c_str(), ratio(r.vs_torch).c_str(),
                   ratio(r.vs_ref).c_str());
     out += line;
@@ -125,7 +128,8 @@ std::string ToJson(const std::vector<Row>& rows) {
   nlohmann::json a = nlohmann::json::array();
   for (const Row& r : rows) {
     a.push_back({{"kernel", r.kernel}, {"target", r.target}, {"threads", r.threads},
-                 {"bytes", r.bytes}, {"gb_per_s", r.gb_per_s}, {"vs_read", r.vs_read},
+                 {"bytes", r.bytes}, {"gb_per_s", r.gb_per_s}, {"ns_per_elem", r.ns_per_elem},
+                 {"vs_read", r.vs_read},
                  {"vs_copy", r.vs_copy}, {"vs_torch", r.vs_torch}, {"vs_ref", r.vs_ref}});
   }
   return a.dump(2);

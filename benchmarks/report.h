@@ -40,6 +40,9 @@ struct Row {
   int threads = 1;
   uint64_t bytes = 0;   // input size
   double gb_per_s = 0;  // input bytes per second / 1e9
+  // Wall time per fp32 input element, times the thread count (CPU time per
+  // element for a kernel that keeps its threads busy).
+  double ns_per_elem = 0;
   double vs_read = 0, vs_copy = 0, vs_torch = 0, vs_ref = 0;
 };
 

@@ -40,12 +40,14 @@ TEST(SimdBenchReport, ParsesRowsAndRatios) {
   EXPECT_EQ(a.threads, 1);
   EXPECT_EQ(a.bytes, 268435456u);
   EXPECT_DOUBLE_EQ(a.gb_per_s, 6.0);
+  EXPECT_DOUBLE_EQ(a.ns_per_elem, 4.0 / 6.0);  // 4 bytes per fp32 element
   EXPECT_DOUBLE_EQ(a.vs_read, 0.6);    // best read_bw over targets: 10
   EXPECT_DOUBLE_EQ(a.vs_copy, 1.2);    // best copy: copy_bw 5 > memcpy 4
   EXPECT_DOUBLE_EQ(a.vs_torch, 100.0);
   EXPECT_DOUBLE_EQ(a.vs_ref, 200.0);
   const bench::Row& q = (*rows)[7];
   EXPECT_EQ(q.threads, 2);
+  EXPECT_DOUBLE_EQ(q.ns_per_elem, 2 * 4.0 / 3.0);  // CPU time: two threads
   EXPECT_EQ(q.vs_read, 0.0);  // no 2-thread baseline in this run
   EXPECT_EQ((*rows)[5].vs_torch, 0.0);  // a baseline has no ratio to itself
   const std::string table = bench::FormatTable(*rows);
