@@ -89,6 +89,7 @@ void StepAnalyzer::Add(TensorSnapshot s) {
 void StepAnalyzer::Add(ScalarRecord s) { Enqueue(std::move(s), 0); }
 void StepAnalyzer::Add(Finding f, bool listed) { Enqueue(Extra{std::move(f), listed}, 0); }
 void StepAnalyzer::EndStep(int64_t step, bool tracked) { Enqueue(StepEnd{step, tracked}, 0); }
+void StepAnalyzer::SetFormats(std::vector<Format> formats) { Enqueue(Formats{std::move(formats)}, 0); }
 
 void StepAnalyzer::Run() {
   std::unique_lock<std::mutex> lock(mu_);
@@ -126,15 +127,21 @@ void StepAnalyzer::Process(Item& item) {
       }
     }
   } else if (auto* scalar = std::get_if<ScalarRecord>(&item)) {
+    if (!opt_.recording) return;
+    if (opt_.on_scalar) opt_.on_scalar(*scalar);
     if (!writer_) return;
     // A write error sticks in the writer: its Close returns it (Tracker::Close).
     (void)writer_->Add(*scalar);
     if (opt_.checks) checker_.Add(*scalar);
   } else if (auto* x = std::get_if<Extra>(&item)) {
     if (writer_) (void)writer_->Add(x->finding);
+    if (opt_.recording && opt_.on_finding) opt_.on_finding(x->finding);
     if (!x->listed) return;
     std::lock_guard<std::mutex> lock(mu_);
     findings_.push_back(x->finding);
+  } else if (auto* f = std::get_if<Formats>(&item)) {
+    opt_.formats = std::move(f->formats);
+    delayed_.clear();
   } else {
     Finish(std::get<StepEnd>(item));
   }
@@ -237,8 +244,12 @@ void StepAnalyzer::Analyze(TensorSnapshot& s) {
 void StepAnalyzer::Finish(const StepEnd& e) {
   std::vector<Finding> fresh;
   if (writer_ && opt_.checks) fresh = checker_.EndStep(e.step);
-  for (const Finding& f : fresh) (void)writer_->Add(f);
+  for (const Finding& f : fresh) {
+    (void)writer_->Add(f);
+    if (opt_.on_finding) opt_.on_finding(f);
+  }
   if (writer_) (void)writer_->EndStep(e.step);
+  if (opt_.recording && opt_.on_step_end) opt_.on_step_end(e.step);
   std::lock_guard<std::mutex> lock(mu_);
   findings_.insert(findings_.end(), fresh.begin(), fresh.end());
   new_.insert(new_.end(), fresh.begin(), fresh.end());

@@ -89,6 +89,14 @@ struct StepAnalyzerOptions {
   // on_record still get every format (TrackerOptions::judge_formats).
   std::map<Role, std::string> judge_formats;
   std::function<void(const TensorRecord&)> on_record;
+  // Likewise, for watchers of a running job (the live agent, live/agent.h):
+  // every scalar, every finding (the rules' and those given to Add), and the
+  // end of each step after its records and findings. Like on_record they run
+  // on the recording rank only, on the thread that analyzes, in call order;
+  // with none set nothing is done for them.
+  std::function<void(const ScalarRecord&)> on_scalar;
+  std::function<void(const Finding&)> on_finding;
+  std::function<void(int64_t step)> on_step_end;
   // Distributed (inline mode): amax and results reduced over the ranks.
   std::function<float(float)> reduce_amax;
   std::function<void(AnalyzeResult*)> reduce_result;
@@ -113,6 +121,10 @@ class StepAnalyzer {
   void Add(Finding f, bool listed = true);
   // Ends the step: the rules judge it and its records commit together.
   void EndStep(int64_t step, bool tracked);
+  // Snapshots added after this call are analyzed in these formats (a live
+  // command); those added before keep the old ones. Delayed-scaling
+  // histories restart, since they belong to a format. Not empty.
+  void SetFormats(std::vector<Format> formats);
 
   // Findings of the rules not taken yet (inline: those of the last EndStep;
   // background: of the steps finished so far).
@@ -132,7 +144,10 @@ class StepAnalyzer {
     Finding finding;
     bool listed;
   };
-  using Item = std::variant<TensorSnapshot, ScalarRecord, Extra, StepEnd>;
+  struct Formats {
+    std::vector<Format> formats;
+  };
+  using Item = std::variant<TensorSnapshot, ScalarRecord, Extra, StepEnd, Formats>;
 
   void Enqueue(Item item, size_t bytes);
   void Process(Item& item);

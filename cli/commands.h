@@ -66,6 +66,8 @@ void AddCheckCommand(CLI::App* app, Command* selected);
 void AddGemmCommand(CLI::App* app, Command* selected);
 void AddReplayCommand(CLI::App* app, Command* selected);  // needs the tracker (torch)
 void AddTargetsCommand(CLI::App* app, Command* selected);
+void AddWatchCommand(CLI::App* app, Command* selected);  // live/ (lpsim watch)
+void AddJobsCommand(CLI::App* app, Command* selected);   // live/ (lpsim jobs)
 
 // The formats table (`lpsim formats`), shared with `lpsim demo`.
 std::string FormatsTable(const std::vector<Format>& formats);

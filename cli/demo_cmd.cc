@@ -5,6 +5,7 @@
 //   lpsim demo                                  # mlp, 300 steps, e4m3fn/e5m2/bf16
 //   lpsim demo --model cnn --recipe mx --simulate --json
 //   lpsim demo --matmul-unit h100               # products on the H100 model
+//   lpsim demo --live --steps 100000            # a dashboard while it trains
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +34,8 @@ struct DemoArgs {
   std::string seed = "0";
   bool json = false;
   bool quiet = false;
+  bool live = false;
+  int live_port = 0;
 };
 
 // --lr as text, so that "nan", "-1" or "1e999" get this command's message
@@ -55,6 +58,7 @@ int RunDemoCommand(const DemoArgs& args) {
   if (!seed.ok()) return PrintError("demo", seed.status());
   a.options.seed = *seed;
   if (!a.options.matmul_unit.empty()) a.options.simulate = true;  // a unit is a simulation
+  if (a.live) a.options.live_port = a.live_port;
   std::ostream* progress = a.quiet || a.json ? nullptr : &std::cerr;
   if (progress) {
     std::string formats;
@@ -217,6 +221,14 @@ void AddDemoCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--run-dir", o.run_dir, "where the run database goes (replaced)")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "random seed, 0..2^64-1")->capture_default_str();
+  CLI::Option* live = cmd->add_flag(
+      "--live", args->live,
+      "serve a live dashboard and API while training (docs/live.md): the URL goes to stderr and "
+      "RUN_DIR/live.url");
+  cmd->add_option("--live-port", args->live_port, "the live agent's port on 127.0.0.1 (0: a free one)")
+      ->check(CLI::Range(0, 65535))
+      ->needs(live)
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "print the result as JSON");
   cmd->add_flag("--quiet", args->quiet, "no progress bar");
   cmd->callback([selected, args] { *selected = [args] { return RunDemoCommand(*args); }; });

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 #include <pthread.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
@@ -127,6 +128,13 @@ Status Agent::Listen() {
   server_->set_keep_alive_timeout(1);
   server_->set_read_timeout(5);
   server_->set_write_timeout(2);  // a client that stops reading fails a write within this
+  // httplib's default sets SO_REUSEPORT, with which a second job would bind
+  // the same port and the kernel would split the clients between the two.
+  // SO_REUSEADDR alone still lets a restarted job take its port back.
+  server_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    (void)setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   Route();
   const std::string host = opt_.host == "localhost" ? "127.0.0.1" : opt_.host;
   if (opt_.port == 0) {

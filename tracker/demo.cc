@@ -9,6 +9,8 @@
 #include <iostream>
 #include <new>
 
+#include "live/agent.h"
+
 #include "tracker/layers.h"
 #include "tracker/tracker.h"
 
@@ -105,11 +107,23 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
   topt.target = o.target;
   topt.matmul_unit = o.matmul_unit;
   topt.capture_model = o.model;  // `lpsim replay` rebuilds it
+  topt.live_port = o.live_port;
   // The demo's summary lists the findings; no warnings on stderr mid-bar.
   for (auto& rule : topt.check_config.rules) rule.second.policy = Policy::kLog;
   StatusOr<std::unique_ptr<Tracker>> made = Tracker::Create(*model, optimizer, topt);
   if (!made.ok()) return made.status();
   Tracker& tracker = *made.value();
+  if (live::Agent* agent = tracker.live_agent()) {
+    Status s = agent->AddKnob({"lr", "Adam's learning rate", live::KnobType::kNumber, 0, kDemoMaxLr}, o.lr,
+                              [&optimizer](const nlohmann::json& v) {
+                                if (!(v.get<double>() > 0)) return Status::Error("lr must be > 0");
+                                for (auto& group : optimizer.param_groups()) {
+                                  static_cast<torch::optim::AdamOptions&>(group.options()).lr(v.get<double>());
+                                }
+                                return Status();
+                              });
+    if (!s.ok()) return s;
+  }
 
   DemoResult r;
   r.run_path = tracker.run_path();

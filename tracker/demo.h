@@ -46,6 +46,9 @@ struct DemoOptions {
   bool overwrite = true;
   uint64_t seed = 0;
   bool progress = true;  // a progress bar on the given stream
+  // Live agent (TrackerOptions::live_port): -1 off, 0 a free port. The demo
+  // adds a knob "lr" (Adam's learning rate) to the tracker's.
+  int live_port = -1;
 };
 
 struct DemoResult {

@@ -24,6 +24,7 @@
 #include "tracker/capture.h"
 #include "tracker/distributed.h"
 #include "tracker/layers.h"
+#include "tracker/live_wiring.h"
 
 namespace lpsim {
 
@@ -62,7 +63,8 @@ class Tracker::Impl {
   std::vector<Finding> findings() const { return analyzer_->findings(); }
 
   int64_t step() const { return step_; }
-  bool Tracking() const { return step_ % opt_.every == 0; }
+  bool Tracking() const { return !paused_ && step_ % opt_.every == 0; }
+  live::Agent* agent() const { return live_ ? live_->agent() : nullptr; }
   const std::string& run_path() const { return run_path_; }
   std::vector<std::string> notes() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -128,12 +130,14 @@ class Tracker::Impl {
   std::vector<Format> formats_;
   Format sim_fwd_, sim_bwd_;
   std::regex include_re_, exclude_re_;
+  std::unique_ptr<LiveWiring> live_;  // before analyzer_: outlives its hooks
   std::unique_ptr<RunWriter> writer_;
   std::unique_ptr<StepAnalyzer> analyzer_;  // after writer_: destroyed first
   std::string run_path_;
   std::vector<Param> params_;
   int rank_ = 0;
   int64_t step_ = 0;
+  bool paused_ = false;  // live knob: no tensor records until resumed
   bool closed_ = false;
 
   mutable std::mutex mu_;
@@ -298,13 +302,20 @@ Status Tracker::Impl::Init(Tracker* owner) {
       {"world_size", opt_.process_group ? opt_.process_group->getSize() : 1},
   };
   for (const auto& [role, s] : opt_.role_scaling) config["role_scaling"][ToString(role)] = s.Name();
+  std::string name = opt_.run_name;
+  if (name.empty()) {
+    std::string dir = opt_.run_dir;
+    while (!dir.empty() && dir.back() == '/') dir.pop_back();
+    name = dir.substr(dir.find_last_of('/') + 1);
+  }
+  if (rank_ == 0 && opt_.live_port >= 0) {  // before the run opens: a busy port leaves no run behind
+    StatusOr<std::unique_ptr<LiveWiring>> live = LiveWiring::Start(
+        {opt_.live_host, opt_.live_port, opt_.live_token, name, config, opt_.run_dir, opt_.formats,
+         opt_.judge_formats});
+    if (!live.ok()) return live.status();
+    live_ = std::move(live).value();
+  }
   if (rank_ == 0) {
-    std::string name = opt_.run_name;
-    if (name.empty()) {
-      std::string dir = opt_.run_dir;
-      while (!dir.empty() && dir.back() == '/') dir.pop_back();
-      name = dir.substr(dir.find_last_of('/') + 1);
-    }
     StatusOr<std::unique_ptr<RunWriter>> w =
         RunWriter::Open(opt_.run_dir, name, config.dump(), RunWriterOptions{opt_.overwrite});
     if (!w.ok()) return w.status();
@@ -322,6 +333,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
     a.check_config = opt_.check_config;
     a.judge_formats = opt_.judge_formats;  // names, validated above
     a.on_record = opt_.on_record;
+    if (live_) live_->Hook(&a);
     // Policies that act on the step itself need its findings before step()
     // returns; collectives must keep one order on every rank.
     bool step_policies = false;
@@ -336,6 +348,11 @@ Status Tracker::Impl::Init(Tracker* owner) {
       a.reduce_result = [pg](AnalyzeResult* r) { ReduceAcrossRanks(*pg, r); };
     }
     analyzer_ = std::make_unique<StepAnalyzer>(std::move(a), writer_.get());
+  }
+  if (live_) {
+    live_->agent()->SetJobInfo("run", run_path_);
+    if (Status st = live_->AddTrackerKnobs(&opt_.every, &paused_, analyzer_.get()); !st.ok()) return st;
+    if (Status st = live_->Announce(); !st.ok()) return st;
   }
 
   // TrackedSequential children tap through this tracker.
@@ -743,6 +760,7 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
   const std::string raise = Check(&result, loss_value);
   batch_inputs_ = batch_targets_ = batch_rng_ = torch::Tensor();
   ++step_;
+  if (live_) live_->ApplyPending(step_, analyzer_.get());
   if (!raise.empty()) throw TrackerError(raise);
   return result;
 }
@@ -828,6 +846,7 @@ Status Tracker::Impl::Close(const std::string& status) {
   if (!analyzer_) return Status();  // Init failed before the run was opened
   analyzer_->Drain();
   Check(nullptr, 0.0);  // findings the analyzer thread judged after the last step
+  if (live_) live_->Close(status);
   if (!writer_) return Status();
   return writer_->Close(status == "finished" ? Status() : Status::Error(status));
 }
@@ -881,6 +900,8 @@ const std::string& Tracker::run_path() const { return impl_->run_path(); }
 std::vector<std::string> Tracker::notes() const { return impl_->notes(); }
 std::vector<TensorRecord> Tracker::last_records() const { return impl_->last_records(); }
 Status Tracker::Close(const std::string& status) { return impl_->Close(status); }
+live::Agent* Tracker::live_agent() const { return impl_->agent(); }
+std::string Tracker::live_url() const { return impl_->agent() ? impl_->agent()->url() : ""; }
 
 torch::Tensor TrackedSequentialImpl::forward(torch::Tensor x) {
   const auto children = named_children();

@@ -39,6 +39,10 @@
 
 namespace lpsim {
 
+namespace live {
+class Agent;
+}  // namespace live
+
 struct TrackerOptions {
   // Candidate formats: built-in names or custom specs (docs/formats.md).
   std::vector<std::string> formats = {"e4m3fn", "e5m2", "bf16"};
@@ -110,6 +114,18 @@ struct TrackerOptions {
   // live views), on the thread that analyzes: the training thread, or the
   // tracker's own thread in the background mode.
   std::function<void(const TensorRecord&)> on_record;
+  // Live (live/agent.h, docs/live.md): on the recording rank, serve this
+  // job's records, scalars and findings (a dashboard, a JSON API, Server-Sent
+  // Events) on http://live_host:PORT/ while it trains, and take commands
+  // through knobs: every, paused, formats, and any added with
+  // live_agent()->AddKnob. Each command applies at the end of a step and is
+  // kept in the run as a "live_knob" finding. -1: off; 0: a free port. The
+  // URL goes to stderr and to RUN_DIR/live.url. With nobody watching, a
+  // record costs one atomic load. A host other than loopback needs
+  // live_token.
+  int live_port = -1;
+  std::string live_host = "127.0.0.1";
+  std::string live_token;
 
   // Verification rules (checks/checker.h, docs/checks.md) run live on the
   // recording rank at the end of every step; their findings go to the run
@@ -199,6 +215,11 @@ class Tracker {
   std::vector<std::string> notes() const;  // tensors skipped and why
   // The records of the most recent tracked step (recording rank only).
   std::vector<TensorRecord> last_records() const;
+  // The live agent (null unless TrackerOptions::live_port >= 0, on the
+  // recording rank) and its URL ("" without one). It serves until the
+  // tracker is destroyed; knobs added to it apply on the training thread.
+  live::Agent* live_agent() const;
+  std::string live_url() const;
   // Flushes and marks the run finished ("finished" = ok; anything else is
   // stored as the reason the run failed); returns the first error writing
   // the run hit, if any. Later calls do nothing and return ok. Without Close,

@@ -43,11 +43,11 @@ struct Fed {
   std::vector<Finding> findings;
 };
 
-Fed Feed(StepAnalyzer& a, int steps, bool own, bool poison_last = false) {
-  for (int64_t step = 0; step < steps; ++step) {
+Fed Feed(StepAnalyzer& a, int steps, bool own, bool poison_last = false, int64_t first = 0) {
+  for (int64_t step = first; step < first + steps; ++step) {
     for (const char* name : {"fc1", "fc2"}) {
       std::vector<float> v = Values(step, 96, name[2] == '1' ? 1 : 2);
-      if (poison_last && step == steps - 1) v[5] = std::numeric_limits<float>::quiet_NaN();
+      if (poison_last && step == first + steps - 1) v[5] = std::numeric_limits<float>::quiet_NaN();
       TensorSnapshot s;
       s.step = step;
       s.name = name;
@@ -204,6 +204,137 @@ TEST_F(StepAnalyzerTest, BuffersAreReused) {
   FloatBuffer again = a.Buffer(64);
   EXPECT_EQ(again.data.get(), first);
   EXPECT_GE(again.capacity, 100u);
+}
+
+// What the hooks of a watcher (the live agent) see, in order: each step's
+// records, scalars and findings, then its end; the same scalars and findings
+// the store gets, inline and in the background mode.
+TEST_F(StepAnalyzerTest, HooksSeeEachStepBeforeItsEnd) {
+  for (bool background : {false, true}) {
+    SCOPED_TRACE(background ? "background" : "inline");
+    const std::string dir = background ? "background" : "inline";
+    StepAnalyzerOptions o = Options(background);
+    std::vector<std::string> log;  // only the analyzing thread appends
+    std::vector<ScalarRecord> scalars;
+    std::vector<Finding> found;
+    o.on_record = [&](const TensorRecord& r) { log.push_back("record " + std::to_string(r.step) + " " + r.name); };
+    o.on_scalar = [&](const ScalarRecord& r) {
+      log.push_back("scalar " + std::to_string(r.step) + " " + r.name);
+      scalars.push_back(r);
+    };
+    o.on_finding = [&](const Finding& f) {
+      log.push_back("finding " + std::to_string(f.step) + " " + f.rule);
+      found.push_back(f);
+    };
+    o.on_step_end = [&](int64_t step) { log.push_back("end " + std::to_string(step)); };
+    auto writer = RunWriter::Open((root_ / dir).string(), "t", "{}").value();
+    {
+      StepAnalyzer a(o, writer.get());
+      Finding note;
+      note.rule = "tracker_note";
+      note.severity = Severity::kInfo;
+      note.step = 0;
+      note.message = "outside the rules";
+      a.Add(note, /*listed=*/false);
+      Feed(a, 4, /*own=*/background, /*poison_last=*/true);
+    }
+    ASSERT_TRUE(writer->Close(Status()).ok());
+    auto reader = RunReader::Open((root_ / dir).string()).value();
+
+    // Step 0 in call order; the rules' findings of the step come before its end.
+    const std::vector<std::string> head = {"finding 0 tracker_note", "record 0 fc1", "record 0 fc2", "scalar 0 loss"};
+    ASSERT_GE(log.size(), head.size() + 1);
+    EXPECT_EQ(std::vector<std::string>(log.begin(), log.begin() + 4), head);
+    size_t i = head.size();
+    while (i < log.size() && log[i].rfind("finding 0 ", 0) == 0) ++i;
+    ASSERT_LT(i, log.size());
+    EXPECT_EQ(log[i], "end 0");
+    // Nothing of a step comes after its end; the ends come once, in order.
+    int64_t ended = -1;
+    for (const std::string& line : log) {
+      const size_t sp = line.find(' ');
+      const int64_t step = std::stoll(line.substr(sp + 1));
+      if (line.rfind("end ", 0) == 0) {
+        EXPECT_EQ(step, ended + 1) << line;
+        ended = step;
+      } else {
+        EXPECT_GT(step, ended) << line;
+      }
+    }
+    EXPECT_EQ(ended, 3);
+    // The hooks saw what the store holds.
+    const std::vector<ScalarRecord> stored = reader->Scalars("loss").value();
+    ASSERT_EQ(scalars.size(), stored.size());
+    for (size_t i = 0; i < stored.size(); ++i) {
+      EXPECT_EQ(scalars[i].step, stored[i].step);
+      EXPECT_EQ(scalars[i].value, stored[i].value);
+    }
+    const std::vector<Finding> stored_findings = reader->Findings().value();
+    ASSERT_EQ(found.size(), stored_findings.size());
+    bool nonfinite = false;
+    for (size_t i = 0; i < found.size(); ++i) {
+      EXPECT_EQ(found[i].rule, stored_findings[i].rule);
+      EXPECT_EQ(found[i].step, stored_findings[i].step);
+      EXPECT_EQ(found[i].tensor, stored_findings[i].tensor);
+      nonfinite |= found[i].rule == "nonfinite" && found[i].step == 3;
+    }
+    EXPECT_TRUE(nonfinite);
+  }
+}
+
+// Ranks other than 0 (recording = false) call no hook.
+TEST_F(StepAnalyzerTest, NoHooksWhenNotRecording) {
+  StepAnalyzerOptions o = Options(false);
+  o.recording = false;
+  int calls = 0;
+  o.on_record = [&](const TensorRecord&) { ++calls; };
+  o.on_scalar = [&](const ScalarRecord&) { ++calls; };
+  o.on_finding = [&](const Finding&) { ++calls; };
+  o.on_step_end = [&](int64_t) { ++calls; };
+  StepAnalyzer a(o, nullptr);
+  Feed(a, 3, false, true);
+  Finding f;
+  f.rule = "x";
+  a.Add(f);
+  EXPECT_EQ(calls, 0);
+}
+
+// SetFormats changes the formats of the snapshots added after it, and their
+// delayed scales start a new history; earlier snapshots keep the old ones.
+TEST_F(StepAnalyzerTest, SetFormatsAppliesFromTheNextSnapshot) {
+  for (bool background : {false, true}) {
+    SCOPED_TRACE(background ? "background" : "inline");
+    StepAnalyzerOptions o = Options(background);
+    o.checks = false;
+    const std::vector<Format> later = Formats({"bf16", "e3m2"});
+    std::vector<TensorRecord> seen;
+    o.on_record = [&](const TensorRecord& r) { seen.push_back(r); };
+    {
+      StepAnalyzer a(o, nullptr);
+      Feed(a, 3, background);
+      a.SetFormats(later);
+      Feed(a, 3, background, false, /*first=*/3);
+    }
+    ASSERT_EQ(seen.size(), 12u);
+    for (size_t fi = 0; fi < later.size(); ++fi) {
+      DelayedScaler replay(later[fi], o.scaling.delayed);  // a fresh history at step 3
+      for (const TensorRecord& r : seen) {
+        if (r.name != "fc1") continue;
+        if (r.step < 3) {
+          ASSERT_EQ(r.formats.size(), 2u);
+          EXPECT_EQ(r.formats[fi].format, o.formats[fi].name());
+          continue;
+        }
+        ASSERT_EQ(r.formats.size(), 2u);
+        EXPECT_EQ(r.formats[fi].format, later[fi].name());
+        EXPECT_EQ(r.formats[fi].scale, replay.Scale()) << "step " << r.step;
+        const std::vector<float> v = Values(r.step, 96, 1);
+        const AnalyzeResult exact = simd::AnalyzeRef(v.data(), v.size(), {FormatSlot{later[fi], replay.Scale()}});
+        EXPECT_TRUE(r.formats[fi].counts == exact.formats[0]) << "step " << r.step;
+        replay.Update(r.stats.max_abs);
+      }
+    }
+  }
 }
 
 }  // namespace

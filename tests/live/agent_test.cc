@@ -88,6 +88,18 @@ TEST(LiveAgent, BindsLoopbackOnAFreePort) {
   EXPECT_TRUE(r->body["step"].is_null());
 }
 
+// A port another agent listens on is refused, with what to do (no shared
+// port that would split the clients between two jobs).
+TEST(LiveAgent, PortInUseIsRefused) {
+  auto a = StartAgent();
+  ASSERT_TRUE(a);
+  AgentOptions o;
+  o.port = a->port();
+  StatusOr<std::unique_ptr<Agent>> b = Agent::Start(o);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("in use"), std::string::npos) << b.status().message();
+}
+
 TEST(LiveAgent, NonLoopbackNeedsAToken) {
   AgentOptions o;
   o.host = "0.0.0.0";  // refused before anything is bound
