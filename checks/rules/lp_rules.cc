@@ -34,6 +34,11 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "lpsim; TE dynamic_range = log2(amax) - log2(nonzero amin)", W));
   out->push_back(CatalogEntry("lp_snr", "low_precision", "cast SNR of a tensor in a format < min_snr_db",
                   "lpsim (e4m3 round-to-nearest gives ~30 dB on well-scaled data)", W));
+  out->push_back(CatalogEntry("lp_delayed_warmup", "low_precision",
+                  "delayed recipe: a tensor overflows its format within its first `records` records, while "
+                  "the amax history is short and amax still grows past it; one warning per recipe (the "
+                  "recipe's warm-up), not a finding per tensor, and lp_overflow waits for the warm-up to end",
+                  "lpsim; Transformer Engine DelayedScaling starts from scale 1 and an empty amax history", W));
   out->push_back(CatalogEntry("lp_stale_scaling", "low_precision",
                   "delayed recipe: the scale stays the same for `steps` records while log2 amax moves by "
                   ">= min_amax_change_log2",
@@ -74,7 +79,9 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
   if (c.numel == 0) return;
   const Recipe& recipe = RecipeOf(f.recipe);
   // A delayed recipe's first record has no amax history yet (scale 1).
-  if (recipe.delayed && delayed_seen_.insert(key).second) return;
+  int delayed_record = 0;
+  if (recipe.delayed && (delayed_record = ++delayed_records_[key]) == 1) return;
+  const bool warming_up = recipe.delayed && delayed_record <= p_.lp_delayed_warmup.records;
   const std::optional<Format>& fmt = FormatOf(f.format);
   // bf16/fp32-range formats under a scaling recipe: their range covers
   // fp32's and the recipe's scale (clamped to fp32) means nothing for them.
@@ -91,7 +98,20 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
                      "a format with more exponent range (e5m2, bf16).",
                  {{"underflow_share", share}, {"max_share", max_share}, {"scale", f.scale}});
   }
-  if (role_on(p_.lp_overflow.roles)) {
+  if (warming_up && role_on(p_.lp_delayed_warmup.roles) && c.overflow > 0 &&
+      c.numel >= static_cast<uint64_t>(p_.lp_overflow.min_numel)) {
+    // Once per recipe: the condition is never seen false for this key.
+    sink_->Judge("lp_delayed_warmup", "warmup|" + f.recipe, true, "",
+                 "[" + f.recipe + "] delayed scaling overflows while its amax history warms up (first at " +
+                     ToString(r.role) + " '" + r.name + "' in " + f.format + ", " +
+                     Fmt(100.0 * static_cast<double>(c.overflow) / static_cast<double>(c.numel)) +
+                     "% of its values, record " + std::to_string(delayed_record) +
+                     "): amax grows past a short history in the first steps. Hardware casts saturate there; "
+                     "if the first steps matter, start from current scaling or give the recipe a margin.",
+                 {{"overflow_share", static_cast<double>(c.overflow) / static_cast<double>(c.numel)},
+                  {"record", static_cast<double>(delayed_record)}});
+  }
+  if (!warming_up && role_on(p_.lp_overflow.roles)) {
     const LpOverflowParams& p = p_.lp_overflow;
     const double share = static_cast<double>(c.overflow) / static_cast<double>(c.numel);
     auto& hits = overflow_hits_[key];
