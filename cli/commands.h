@@ -66,6 +66,7 @@ void AddCheckCommand(CLI::App* app, Command* selected);
 void AddGemmCommand(CLI::App* app, Command* selected);
 void AddReplayCommand(CLI::App* app, Command* selected);  // needs the tracker (torch)
 void AddTargetsCommand(CLI::App* app, Command* selected);
+void AddValidateCommand(CLI::App* app, Command* selected);  // runs lpsim_validation
 
 // The formats table (`lpsim formats`), shared with `lpsim demo`.
 std::string FormatsTable(const std::vector<Format>& formats);

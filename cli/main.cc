@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   AddCheckCommand(&app, &run);
   AddGemmCommand(&app, &run);
   AddTargetsCommand(&app, &run);
+  AddValidateCommand(&app, &run);
 #ifdef LPSIM_HAVE_TRACKER
   AddDemoCommand(&app, &run);
   AddReplayCommand(&app, &run);
