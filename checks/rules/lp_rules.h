@@ -28,10 +28,14 @@ constexpr int kLpDefaultRoles = 15;
 
 struct LpUnderflowParams {
   double max_share = 0.1;
+  // ... and the cast keeps less than this SNR: the flushed values carried
+  // the gradient (10 dB: 10% of its energy lost), not just its tail.
+  double max_snr_db = 10;
   int roles = kLpDefaultRoles;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_share", p.max_share, 0, 1);
+    v("max_snr_db", p.max_snr_db, -kNoLimit, kNoLimit);
     v("roles", p.roles, 0, kAllRolesBits);
   }
 };
@@ -55,7 +59,7 @@ struct LpOverflowParams {
 struct LpHeadroomParams {
   int window = 20;
   double min_r2 = 0.8;
-  double horizon = 2000;
+  double horizon = 100;  // 5 windows: a 20-record trend says nothing of step 2000
   int roles = kLpDefaultRoles;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
