@@ -225,7 +225,7 @@ void StepAnalyzer::Analyze(TensorSnapshot& s) {
   }
   if (writer_) (void)writer_->Add(rec);
   if (opt_.on_record) opt_.on_record(rec);
-  if (opt_.checks && opt_.judge_formats.empty()) {
+  if (opt_.checks && opt_.judge_formats.empty() && !opt_.judge_by_role) {
     checker_.Add(rec);
   } else if (opt_.checks) {
     // Judged in its role's format only; the other candidates stay in the

@@ -88,6 +88,9 @@ struct StepAnalyzerOptions {
   // with this name (none for a role not in the map); the store and
   // on_record still get every format (TrackerOptions::judge_formats).
   std::map<Role, std::string> judge_formats;
+  // Judge by judge_formats even when it is empty (then no role gets
+  // low-precision findings); false and empty: every format is judged.
+  bool judge_by_role = false;
   std::function<void(const TensorRecord&)> on_record;
   // Likewise, for watchers of a running job (the live agent, live/agent.h):
   // every scalar, every finding (the rules' and those given to Add), and the

@@ -68,6 +68,7 @@ void AddReplayCommand(CLI::App* app, Command* selected);  // needs the tracker (
 void AddTargetsCommand(CLI::App* app, Command* selected);
 void AddWatchCommand(CLI::App* app, Command* selected);  // live/ (lpsim watch)
 void AddJobsCommand(CLI::App* app, Command* selected);   // live/ (lpsim jobs)
+void AddValidateCommand(CLI::App* app, Command* selected);  // runs lpsim_validation
 
 // The formats table (`lpsim formats`), shared with `lpsim demo`.
 std::string FormatsTable(const std::vector<Format>& formats);

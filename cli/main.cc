@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   AddTargetsCommand(&app, &run);
   AddWatchCommand(&app, &run);
   AddJobsCommand(&app, &run);
+  AddValidateCommand(&app, &run);
 #ifdef LPSIM_HAVE_TRACKER
   AddDemoCommand(&app, &run);
   AddReplayCommand(&app, &run);

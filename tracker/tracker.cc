@@ -54,6 +54,8 @@ class Tracker::Impl {
   // The matrix unit of simulate mode (TrackerOptions::matmul_unit or the
   // target's) with the role formats, validated; null when there is none.
   Status ResolveUnit();
+  // TrackerOptions::judge_formats when left empty (see there).
+  std::map<Role, std::string> DefaultJudgeFormats() const;
   torch::Tensor Tap(const std::string& name, const torch::Tensor& x,
                     const std::string& module_type);
   StepResult Step(const torch::Tensor& loss);
@@ -264,6 +266,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
       }
     }
   }
+  if (opt_.judge_formats.empty() && !opt_.judge_all_formats) opt_.judge_formats = DefaultJudgeFormats();
   if (Status st = ResolveUnit(); !st.ok()) return st;
   if (opt_.every < 1) return Status::Error("TrackerOptions.every must be >= 1 (got " + std::to_string(opt_.every) + ")");
   if (opt_.threads < 1) opt_.threads = 1;
@@ -332,6 +335,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
     a.checks = opt_.checks;
     a.check_config = opt_.check_config;
     a.judge_formats = opt_.judge_formats;  // names, validated above
+    a.judge_by_role = !opt_.judge_all_formats && (target_ || !opt_.judge_formats.empty());
     a.on_record = opt_.on_record;
     if (live_) live_->Hook(&a);
     // Policies that act on the step itself need its findings before step()
@@ -377,6 +381,31 @@ Status Tracker::Impl::Init(Tracker* owner) {
     }
   }
   return Status();
+}
+
+std::map<Role, std::string> Tracker::Impl::DefaultJudgeFormats() const {
+  std::map<Role, std::string> judge;
+  auto candidate = [&](const Format& f) {
+    for (const Format& c : formats_) {
+      if (c == f) return true;
+    }
+    return false;
+  };
+  if (target_) {
+    for (Role role : kSingleRoles) {
+      const RoleSpec& spec = target_->role(ToTargetRole(role));
+      // fp32 casts nothing; integer and block fp roles have no float counts.
+      if (spec.storage != RoleSpec::Storage::kFloat || spec.format.name() == "fp32") continue;
+      if (candidate(spec.format)) judge[role] = spec.format.name();
+    }
+    return judge;
+  }
+  for (const auto& [role, name] : TrackerOptions::JudgeAsHybridFp8()) {
+    for (const Format& c : formats_) {
+      if (c.name() == name) judge[role] = name;
+    }
+  }
+  return judge;
 }
 
 Status Tracker::Impl::ResolveUnit() {

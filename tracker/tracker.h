@@ -135,14 +135,21 @@ struct TrackerOptions {
   // StepResult::stop, capture writes a capture folder of the step.
   bool checks = true;
   CheckConfig check_config = CheckConfig::Defaults();
-  // Judge each tensor in its role's format: when not empty, the rules see
-  // only the counts of the format named for the tensor's role (one of
-  // `formats`), and roles absent from the map get no low-precision findings;
-  // the run database keeps every candidate format (for `recommend`). Empty:
-  // every candidate format is judged. JudgeAsHybridFp8() fills it as fp8
-  // training runs: forward roles in e4m3fn, gradients in e5m2, optimizer
-  // state not cast.
+  // Judge each tensor in its role's format: the rules see only the counts
+  // of the format named for the tensor's role (one of `formats`), and roles
+  // absent from the map get no low-precision findings; the run database
+  // keeps every candidate format (for `recommend`). Left empty, it defaults
+  // to the role formats of the run: with a target, each role's float storage
+  // format (with the target's recipe; roles the target keeps in fp32, integer
+  // or block floating point are not judged, optimizer state only when the
+  // target casts it); without one, JudgeAsHybridFp8() (e4m3fn forward, e5m2
+  // backward, the run's recipe) for those of the two that are candidates
+  // (neither a candidate: every candidate the caller named is judged).
+  // judge_all_formats = true judges every candidate format instead (the
+  // behaviour before issue 10: unscaled e4m3fn gradients then underflow in
+  // every network, though no recipe keeps gradients in e4m3 unscaled).
   std::map<Role, std::string> judge_formats;
+  bool judge_all_formats = false;
   static std::map<Role, std::string> JudgeAsHybridFp8(const std::string& forward = "e4m3fn",
                                                       const std::string& backward = "e5m2") {
     return {{Role::kActivation, forward}, {Role::kWeight, forward},

@@ -15,7 +15,8 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
   constexpr Severity W = Severity::kWarning, E = Severity::kError;
   out->push_back(CatalogEntry("lp_underflow", "low_precision",
                   "share of a gradient's nonzero finite values that flush to zero in a format (after "
-                  "its recipe) > max_share: predicted vanishing gradients on that hardware",
+                  "its recipe) > max_share while the cast keeps less than max_snr_db: predicted vanishing "
+                  "gradients on that hardware",
                   "lpsim (TE LogFp8TensorStats underflows% has no threshold)", W));
   out->push_back(CatalogEntry("lp_overflow", "low_precision",
                   "share of a tensor's values that overflow a format (after its recipe), pooled over the "
@@ -34,10 +35,17 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "lpsim; TE dynamic_range = log2(amax) - log2(nonzero amin)", W));
   out->push_back(CatalogEntry("lp_snr", "low_precision", "cast SNR of a tensor in a format < min_snr_db",
                   "lpsim (e4m3 round-to-nearest gives ~30 dB on well-scaled data)", W));
+  out->push_back(CatalogEntry("lp_delayed_warmup", "low_precision",
+                  "delayed recipe: a tensor overflows its format within its first `records` records, while "
+                  "the amax history is short and amax still grows past it; one warning per recipe (the "
+                  "recipe's warm-up), not a finding per tensor, and lp_overflow waits for the warm-up to end",
+                  "lpsim; Transformer Engine DelayedScaling starts from scale 1 and an empty amax history", W));
+  // Info: a max-of-history scale stays put by design while amax falls; what
+  // a stale scale does to the values is judged by the other rules.
   out->push_back(CatalogEntry("lp_stale_scaling", "low_precision",
                   "delayed recipe: the scale stays the same for `steps` records while log2 amax moves by "
                   ">= min_amax_change_log2",
-                  "lpsim; Transformer Engine delayed scaling (history 16)", W));
+                  "lpsim; Transformer Engine delayed scaling (history 16)", Severity::kInfo));
 }
 
 using rules::Fmt;
@@ -74,7 +82,9 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
   if (c.numel == 0) return;
   const Recipe& recipe = RecipeOf(f.recipe);
   // A delayed recipe's first record has no amax history yet (scale 1).
-  if (recipe.delayed && delayed_seen_.insert(key).second) return;
+  int delayed_record = 0;
+  if (recipe.delayed && (delayed_record = ++delayed_records_[key]) == 1) return;
+  const bool warming_up = recipe.delayed && delayed_record <= p_.lp_delayed_warmup.records;
   const std::optional<Format>& fmt = FormatOf(f.format);
   // bf16/fp32-range formats under a scaling recipe: their range covers
   // fp32's and the recipe's scale (clamped to fp32) means nothing for them.
@@ -84,14 +94,32 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
     const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
     const double share = nonzero > 0 ? static_cast<double>(c.underflow) / static_cast<double>(nonzero) : 0;
     const double max_share = p_.lp_underflow.max_share;
-    sink_->Judge("lp_underflow", key, share > max_share, r.name,
+    const double snr = c.SnrDb();
+    const bool lossy = !(snr >= p_.lp_underflow.max_snr_db);  // NaN (no signal left) counts as lossy
+    sink_->Judge("lp_underflow", key, !warming_up && share > max_share && lossy, r.name,
                  where + ": " + Fmt(100 * share) + "% of the nonzero gradient values flush to zero in " +
                      f.format + " with " + f.recipe + " scaling. On that hardware these gradients vanish "
                      "and training stalls; use loss scaling or a per-tensor recipe (current/delayed), or "
                      "a format with more exponent range (e5m2, bf16).",
-                 {{"underflow_share", share}, {"max_share", max_share}, {"scale", f.scale}});
+                 {{"underflow_share", share}, {"max_share", max_share}, {"snr_db", snr}, {"scale", f.scale}});
   }
-  if (role_on(p_.lp_overflow.roles)) {
+  if (warming_up && role_on(p_.lp_delayed_warmup.roles) && c.overflow > 0 &&
+      c.numel >= static_cast<uint64_t>(p_.lp_overflow.min_numel)) {
+    // Once per recipe: the condition is never seen false for this key.
+    sink_->Judge("lp_delayed_warmup", "warmup|" + f.recipe, true, "",
+                 "[" + f.recipe + "] delayed scaling overflows while its amax history warms up (first at " +
+                     ToString(r.role) + " '" + r.name + "' in " + f.format + ", " +
+                     Fmt(100.0 * static_cast<double>(c.overflow) / static_cast<double>(c.numel)) +
+                     "% of its values, record " + std::to_string(delayed_record) +
+                     "): amax grows past a short history in the first steps. Hardware casts saturate there; "
+                     "if the first steps matter, start from current scaling or give the recipe a margin.",
+                 {{"overflow_share", static_cast<double>(c.overflow) / static_cast<double>(c.numel)},
+                  {"record", static_cast<double>(delayed_record)}});
+  }
+  // Block recipes (mx, nvfp4, 1x128) scale each block by its own amax;
+  // OCP MX's E8M0 scale leaves the block max up to 2x above the element
+  // max, where it saturates by design: clipping, not a predicted explosion.
+  if (!warming_up && recipe.per_tensor && role_on(p_.lp_overflow.roles)) {
     const LpOverflowParams& p = p_.lp_overflow;
     const double share = static_cast<double>(c.overflow) / static_cast<double>(c.numel);
     auto& hits = overflow_hits_[key];
@@ -113,7 +141,7 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
   if (c.numel > c.zero_in + c.nan_in + c.inf_in && c.sq_signal > 0 && role_on(p_.lp_snr.roles)) {
     const double snr = c.SnrDb();
     const double min_snr = p_.lp_snr.min_snr_db;
-    sink_->Judge("lp_snr", key, std::isfinite(snr) && snr < min_snr, r.name,
+    sink_->Judge("lp_snr", key, !warming_up && std::isfinite(snr) && snr < min_snr, r.name,
                  where + ": the cast keeps only " + Fmt(snr) + " dB SNR (< " + Fmt(min_snr) +
                      " dB): the values lose most of their information. Use a format with more mantissa "
                      "bits, finer-grained scaling (mx, 1x128), or keep this tensor in higher precision.",
@@ -127,7 +155,7 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
     if (q > 0) {
       const double spread = std::log2(r.stats.max_abs / q);
       const double capacity = std::log2(fmax / fmin);
-      sink_->Judge("lp_dynamic_range", key, spread > capacity, r.name,
+      sink_->Judge("lp_dynamic_range", key, !warming_up && spread > capacity, r.name,
                    where + ": its values span " + Fmt(spread) + " binades (max|x| / q" + Fmt(100 * quantile) +
                        "), more than the " + Fmt(capacity) + " that " + f.format +
                        " holds: no single scale avoids both underflow and overflow. "

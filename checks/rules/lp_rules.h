@@ -1,5 +1,5 @@
 // Low-precision rules: lp_underflow, lp_overflow, lp_headroom,
-// lp_dynamic_range, lp_snr, lp_stale_scaling, judged per (tensor, role,
+// lp_dynamic_range, lp_snr, lp_stale_scaling, lp_delayed_warmup, judged per (tensor, role,
 // format, recipe) on a record's FormatRecords.
 //
 //   LowPrecisionRules lp(config.low_precision, &sink);
@@ -28,10 +28,14 @@ constexpr int kLpDefaultRoles = 15;
 
 struct LpUnderflowParams {
   double max_share = 0.1;
+  // ... and the cast keeps less than this SNR: the flushed values carried
+  // the gradient (10 dB: 10% of its energy lost), not just its tail.
+  double max_snr_db = 10;
   int roles = kLpDefaultRoles;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_share", p.max_share, 0, 1);
+    v("max_snr_db", p.max_snr_db, -kNoLimit, kNoLimit);
     v("roles", p.roles, 0, kAllRolesBits);
   }
 };
@@ -55,7 +59,7 @@ struct LpOverflowParams {
 struct LpHeadroomParams {
   int window = 20;
   double min_r2 = 0.8;
-  double horizon = 2000;
+  double horizon = 100;  // 5 windows: a 20-record trend says nothing of step 2000
   int roles = kLpDefaultRoles;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
@@ -98,6 +102,19 @@ struct LpStaleScalingParams {
   }
 };
 
+// Delayed scaling's warm-up: the first `records` records of each tensor,
+// while the amax history is still short (it starts empty, scale 1, as
+// Transformer Engine's DelayedScaling does) and amax grows past it.
+struct LpDelayedWarmupParams {
+  int records = 16;
+  int roles = kLpDefaultRoles;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("records", p.records, 1, kNoLimit);
+    v("roles", p.roles, 0, kAllRolesBits);
+  }
+};
+
 struct LowPrecisionParams {
   LpUnderflowParams lp_underflow;
   LpOverflowParams lp_overflow;
@@ -105,6 +122,7 @@ struct LowPrecisionParams {
   LpDynamicRangeParams lp_dynamic_range;
   LpSnrParams lp_snr;
   LpStaleScalingParams lp_stale_scaling;
+  LpDelayedWarmupParams lp_delayed_warmup;
   template <typename Self, typename F>
   static void Rules(Self& p, F&& f) {
     f("lp_underflow", p.lp_underflow);
@@ -113,6 +131,7 @@ struct LowPrecisionParams {
     f("lp_dynamic_range", p.lp_dynamic_range);
     f("lp_snr", p.lp_snr);
     f("lp_stale_scaling", p.lp_stale_scaling);
+    f("lp_delayed_warmup", p.lp_delayed_warmup);
   }
 };
 
@@ -147,7 +166,7 @@ class LowPrecisionRules {
   std::map<std::string, std::deque<std::pair<double, double>>> amax_log_;  // (step, log2 amax)
   std::map<std::string, std::deque<std::pair<float, double>>> scale_hist_;  // (scale, log2 amax)
   std::map<std::string, std::deque<std::pair<double, double>>> overflow_hits_;  // (overflow, numel)
-  std::set<std::string> delayed_seen_;
+  std::map<std::string, int> delayed_records_;  // records seen per delayed key
 };
 
 }  // namespace lpsim

@@ -732,6 +732,37 @@ TEST(Checker, LowPrecisionUnderflowAndOverflow) {
   }
 }
 
+// Delayed scaling's warm-up: three tensors overflow e4m3fn in their first
+// records (scale 1, amax 1000). One lp_delayed_warmup warning for the recipe,
+// no lp_overflow per tensor until the warm-up (16 records) ends; after it,
+// a tensor that keeps overflowing is reported by lp_overflow.
+TEST(Checker, DelayedWarmUpOverflowIsOneWarningAboutTheRecipe) {
+  Checker c;
+  std::vector<Finding> all;
+  for (int64_t s = 0; s < 20; ++s) {
+    for (const char* name : {"fc1", "fc2", "fc3"}) {
+      c.Add(Rec(s, name, Role::kActivation, Normal(256, 1000.0f, 2), {16, 16}, "", {"e4m3fn"}, "delayed16", 1.0f));
+    }
+    std::vector<Finding> f = c.EndStep(s);
+    for (const Finding& x : f) {
+      if (x.rule == "lp_overflow") {
+        EXPECT_GT(s, 16) << "lp_overflow during the warm-up";
+      }
+    }
+    all.insert(all.end(), f.begin(), f.end());
+  }
+  std::vector<std::string> r = Rules(all);
+  ASSERT_EQ(std::count(r.begin(), r.end(), "lp_delayed_warmup"), 1) << Dump(c);
+  for (const Finding& x : all) {
+    if (x.rule == "lp_delayed_warmup") {
+      EXPECT_EQ(x.severity, Severity::kWarning);
+      EXPECT_EQ(x.step, 1);  // the first record is skipped, the second overflows
+      EXPECT_TRUE(x.tensor.empty());
+    }
+  }
+  EXPECT_EQ(std::count(r.begin(), r.end(), "lp_overflow"), 3);  // after the warm-up, per tensor
+}
+
 TEST(Checker, LowPrecisionSnrAndDynamicRange) {
   Checker c;
   // Log-uniform magnitudes over 2^-20 .. 2^10: 30 binades > e4m3fn's ~17.8.

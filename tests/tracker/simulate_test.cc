@@ -150,16 +150,20 @@ TEST(SimulateShort, GradientNonFiniteAfterItsCastSkipsTheUpdate) {
 // e5m2 (2^-16). Judged in every candidate format lp_underflow fires for
 // e4m3fn; judged as fp8 training does (gradients in e5m2) it does not, and
 // the stored record still carries both formats.
+// Three ways: every candidate judged (judge_all_formats), the default (by
+// role, e4m3fn forward / e5m2 backward) and the explicit JudgeAsHybridFp8().
 TEST(JudgeFormats, GradientsAreJudgedInTheirRolesFormatOnly) {
-  for (const bool by_role : {false, true}) {
+  for (const int how : {0, 1, 2}) {
+    const bool by_role = how != 0;
     Tiny net;
     torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.0));
     TrackerOptions o;
     o.formats = {"e4m3fn", "e5m2"};
     o.scaling = Scaling::None();
     o.background = false;
-    if (by_role) o.judge_formats = TrackerOptions::JudgeAsHybridFp8();
-    o.run_dir = TempDir(by_role ? "judge_role" : "judge_all");
+    o.judge_all_formats = how == 0;
+    if (how == 2) o.judge_formats = TrackerOptions::JudgeAsHybridFp8();
+    o.run_dir = TempDir("judge_" + std::to_string(how));
     Tracker tracker(net, opt, o);
     opt.zero_grad();
     torch::Tensor loss = 1e-4f * net.fc->forward(torch::ones({2, 4})).sum();
@@ -171,6 +175,34 @@ TEST(JudgeFormats, GradientsAreJudgedInTheirRolesFormatOnly) {
     }
     EXPECT_EQ(e4m3_underflow, !by_role);
     for (const TensorRecord& r : tracker.last_records()) EXPECT_EQ(r.formats.size(), 2u) << r.name;
+    fs::remove_all(o.run_dir);
+  }
+}
+
+// With a target, each role is judged in the target's storage format and
+// recipe: on fp16-npu-ftz (fp16, no scaling, subnormals flushed below
+// 2^-14) gradients of 1e-6 flush to zero; bf16-accelerator's bf16 keeps them.
+TEST(JudgeFormats, ATargetJudgesEachRoleInItsStorageFormat) {
+  for (const std::string target : {"fp16-npu-ftz", "bf16-accelerator"}) {
+    Tiny net;
+    torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.0));
+    TrackerOptions o;
+    o.target = target;
+    o.background = false;
+    o.run_dir = TempDir("judge_target_" + target);
+    Tracker tracker(net, opt, o);
+    opt.zero_grad();
+    torch::Tensor loss = 1e-6f * net.fc->forward(torch::ones({2, 4})).sum();
+    loss.backward();
+    tracker.step(loss);
+    bool underflow = false, other_format = false;
+    for (const Finding& f : tracker.findings()) {
+      if (f.rule.rfind("lp_", 0) != 0) continue;
+      underflow |= f.rule == "lp_underflow";
+      other_format |= f.message.find("[e4m3fn") != std::string::npos || f.message.find("[e5m2") != std::string::npos;
+    }
+    EXPECT_EQ(underflow, target == "fp16-npu-ftz") << target;
+    EXPECT_FALSE(other_format) << target;  // candidates outside the target feed recommend only
     fs::remove_all(o.run_dir);
   }
 }

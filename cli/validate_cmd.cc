@@ -1,0 +1,84 @@
+// lpsim validate: the ground-truth table of the low-precision rules.
+//
+//   lpsim validate                       # every program x every training target, a Markdown table
+//   lpsim validate --json                # the same, every run included
+//   lpsim validate --programs a,b --targets h100-fp8-current
+//   lpsim validate tiny_grads_adam       # one program, per target in full
+//   lpsim validate --list
+//
+// The corpus is LibTorch code (examples/validation/validation.cc, built as
+// lpsim_validation next to lpsim); this command runs it, so the CLI itself
+// links no extra torch translation unit. $LPSIM_VALIDATION names another
+// executable.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace lpsim::cli {
+namespace {
+
+struct ValidateArgs {
+  bool json = false;
+  bool list = false;
+  std::string programs, targets, root;
+  std::string program;
+};
+
+std::string FindCorpus() {
+  if (const char* env = std::getenv("LPSIM_VALIDATION"); env && *env) return env;
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const std::filesystem::path next = self.parent_path() / "lpsim_validation";
+  return std::filesystem::exists(next, ec) ? next.string() : "";
+}
+
+int Run(const ValidateArgs& a) {
+  const std::string exe = FindCorpus();
+  if (exe.empty()) {
+    return PrintError("validate",
+                      "lpsim_validation was not found next to lpsim: build it (`cmake --build build --target "
+                      "lpsim_validation`, needs LibTorch) or set LPSIM_VALIDATION to its path",
+                      kExitBadInput);
+  }
+  std::vector<std::string> args = {exe};
+  if (a.list) args.push_back("--list");
+  if (a.json) args.push_back("--json");
+  if (!a.programs.empty()) args.insert(args.end(), {"--programs", a.programs});
+  if (!a.targets.empty()) args.insert(args.end(), {"--targets", a.targets});
+  if (!a.root.empty()) args.insert(args.end(), {"--root", a.root});
+  if (!a.program.empty()) args.push_back(a.program);
+  std::vector<char*> argv;
+  for (std::string& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  execv(exe.c_str(), argv.data());
+  return PrintError("validate", "cannot run " + exe + ": " + std::strerror(errno), kExitFailure);
+}
+
+}  // namespace
+
+void AddValidateCommand(CLI::App* app, Command* selected) {
+  auto args = std::make_shared<ValidateArgs>();
+  CLI::App* cmd = app->add_subcommand(
+      "validate",
+      "ground truth of the low-precision rules: a corpus of small trainings, each predicted from one fp32 run "
+      "and simulated on every built-in training target; per target the confusion matrix, precision, recall "
+      "and median lead time");
+  cmd->add_flag("--json", args->json, "JSON: per target and half (tune / holdout), and every run");
+  cmd->add_flag("--list", args->list, "list the programs, their half and what they plant");
+  cmd->add_option("--programs", args->programs, "comma-separated program names (default: all)");
+  cmd->add_option("--targets", args->targets, "comma-separated targets (default: every built-in training target)");
+  cmd->add_option("--root", args->root, "folder for the runs (default /tmp/lpsim_validation)");
+  cmd->add_option("program", args->program, "one program, printed per target in full");
+  cmd->callback([args, selected] { *selected = [args] { return Run(*args); }; });
+}
+
+}  // namespace lpsim::cli

@@ -1,0 +1,43 @@
+// TargetRewrite: a stored record as a hardware target would see it.
+//
+// Each record's simulated formats are replaced by the target's format for the
+// record's role, with counts estimated from the record's histograms
+// (report/recommend.h; worst-case bounds for underflow and overflow), so the
+// format-aware rules (checks/) judge the target from one fp32 run. Integer and
+// block floating-point roles get no format record (the histograms cannot say
+// what they do). Used by `lpsim check RUN --target T` and `lpsim validate`.
+//
+//   TargetRewrite rewrite(FindTarget("h100-fp8-delayed").value());
+//   for (TensorRecord r : records) { rewrite(&r); checker.Add(r); }   // in step order
+#ifndef LPSIM_REPORT_TARGET_REWRITE_H_
+#define LPSIM_REPORT_TARGET_REWRITE_H_
+
+#include <map>
+#include <string>
+
+#include "core/records.h"
+#include "core/target.h"
+#include "simd/scaling.h"
+
+namespace lpsim {
+
+// The target role a tracker role is stored as (master weights have no
+// tracker role).
+TargetRole ToTargetRole(Role r);
+
+class TargetRewrite {
+ public:
+  explicit TargetRewrite(Target t) : target_(std::move(t)) {}
+  // Records of one tensor must come in step order (delayed scaling keeps an
+  // amax history per tensor, seeded by its first record's amax).
+  void operator()(TensorRecord* r);
+  const Target& target() const { return target_; }
+
+ private:
+  Target target_;
+  std::map<std::string, DelayedScaler> delayed_;
+};
+
+}  // namespace lpsim
+
+#endif  // LPSIM_REPORT_TARGET_REWRITE_H_
