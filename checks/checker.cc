@@ -18,8 +18,8 @@ class Checker::Impl {
         nonfinite_(&sink_),
         loss_(config_.loss, &sink_),
         weights_(config_.weights, &loss_, &sink_),
-        gradients_(config_.gradients, &sink_),
-        activations_(config_.activations, &sink_),
+        gradients_(config_.gradients, &loss_, &sink_),
+        activations_(config_.activations, &loss_, &sink_),
         low_precision_(config_.low_precision, &sink_) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
@@ -37,6 +37,15 @@ class Checker::Impl {
   std::vector<Finding> EndStep(int64_t step) {
     static const std::string kUpdateRatio = "update_ratio/";
     sink_.BeginStep(step);
+    weights_.BeginStep();
+    if (!weights_.HasOutputLayer()) {
+      // The last >=2-D weight in parameter order (initial values of a live
+      // run, else the first step's records) is the output layer.
+      const std::vector<TensorRecord>& seen = initial_.empty() ? records_ : initial_;
+      for (const TensorRecord& r : seen) {
+        if (r.role == Role::kWeight && r.shape.size() >= 2) weights_.SetOutputLayer(r.name);
+      }
+    }
     for (const TensorRecord& r : records_) {
       if (r.role == Role::kWeight) weights_.NoteShape(r);
       if (r.role == Role::kWeightGrad) weights_.NoteGradient(r);

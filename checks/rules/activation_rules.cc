@@ -19,16 +19,18 @@ void ActivationRules::Catalog(std::vector<RuleInfo>* out) {
                   "Sigmoid/Tanh layer: share of neurons whose rho_B (B = 10 bins of the output mapped to "
                   "[-1, 1]) over the last `window` records exceeds max_rho is > max_saturated_neurons; "
                   "without per-neuron summaries (a stored run), the layer's rho_B from its log histogram "
-                  "> max_rho",
+                  "> max_rho; reported while the loss has stopped improving (over 2 x window steps)",
                   "TFCheck rho_B (Rakitianskaia & Engelbrecht, B = 10); TheDeepChecker rho > 0.85 in > 50% "
-                  "of the neurons (buffer of 10 batches)", W));
+                  "of the neurons (buffer of 10 batches); symptom gate: AUTOTRAINER (causes are diagnosed "
+                  "once a symptom shows)", W));
   out->push_back(CatalogEntry("dead_relu", "activations",
                   "ReLU layer: share of dead neurons (>= neuron_zero_share of their outputs over the last "
                   "`window` records below zero_threshold) is > max_dead_neurons; without per-neuron "
                   "summaries (a stored run), the layer's share of zero outputs > max_zero_share (> 50% dead "
-                  "neurons plus live ones 70% at zero gives 0.85)",
+                  "neurons plus live ones 70% at zero gives 0.85); reported while the loss has stopped "
+                  "improving (over 2 x window steps)",
                   "TheDeepChecker (95th percentile of |y| < 1e-5 in > 50% of the neurons), DeepDiagnosis "
-                  "(>= 70% zero)", W));
+                  "(>= 70% zero); symptom gate: AUTOTRAINER", W));
 }
 
 using rules::Fmt;
@@ -133,7 +135,7 @@ void ActivationRules::SaturationPerLayer(const TensorRecord& r, const std::strin
   double a = 0, c = 0;
   for (const auto& [x, n] : d) a += x, c += n;
   const double rho = c > 0 ? a / c : 0;
-  sink_->Judge("activation_saturation", r.name, rho > p.max_rho, r.name,
+  sink_->Judge("activation_saturation", r.name, rho > p.max_rho && Stalled(p.window), r.name,
                r.module_type + " layer '" + r.name + "' is saturated: rho_B = " + Fmt(rho) + " > " +
                    Fmt(p.max_rho) + " over the last " + std::to_string(window) +
                    " records (whole layer: no per-neuron summaries in this run), most outputs sit at "
@@ -153,7 +155,7 @@ void ActivationRules::DeadPerLayer(const TensorRecord& r) {
   double z = 0, c = 0;
   for (const auto& [x, n] : d) z += x, c += n;
   const double share = c > 0 ? z / c : 0;
-  sink_->Judge("dead_relu", r.name, share > p.max_zero_share, r.name,
+  sink_->Judge("dead_relu", r.name, share > p.max_zero_share && Stalled(p.window), r.name,
                "ReLU layer '" + r.name + "' is dying: " + Fmt(100 * share) + "% of its outputs were 0 "
                    "over the last " + std::to_string(window) + " records (threshold " +
                    Fmt(100 * p.max_zero_share) + "%, whole layer: no per-neuron summaries in this run). "
@@ -184,7 +186,7 @@ void ActivationRules::SaturationPerNeuron(const TensorRecord& r) {
   if (seen == 0) return;
   const double share = static_cast<double>(saturated) / static_cast<double>(seen);
   const double rho = layer_n > 0 ? layer_abs / layer_n : 0;
-  sink_->Judge("activation_saturation", r.name, share > p.max_saturated_neurons, r.name,
+  sink_->Judge("activation_saturation", r.name, share > p.max_saturated_neurons && Stalled(p.window), r.name,
                r.module_type + " layer '" + r.name + "' is saturated: " + std::to_string(saturated) +
                    " of its " + std::to_string(seen) + " neurons (" + Fmt(100 * share) + "%, threshold " +
                    Fmt(100 * p.max_saturated_neurons) + "%) have rho_B > " + Fmt(p.max_rho) +
@@ -217,7 +219,7 @@ void ActivationRules::DeadPerNeuron(const TensorRecord& r) {
   }
   if (seen == 0) return;
   const double share = static_cast<double>(dead) / static_cast<double>(seen);
-  sink_->Judge("dead_relu", r.name, share > p.max_dead_neurons, r.name,
+  sink_->Judge("dead_relu", r.name, share > p.max_dead_neurons && Stalled(p.window), r.name,
                "ReLU layer '" + r.name + "' is dying: " + std::to_string(dead) + " of its " +
                    std::to_string(seen) + " neurons (" + Fmt(100 * share) + "%, threshold " +
                    Fmt(100 * p.max_dead_neurons) + "%) output ~0 (|y| < " + Fmt(r.neurons->zero_threshold) +

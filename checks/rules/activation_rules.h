@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/records.h"
+#include "checks/rules/loss_rules.h"
 #include "checks/rules/params.h"
 #include "checks/rules/rule_support.h"
 
@@ -91,7 +92,10 @@ class ActivationRules {
  public:
   static void Catalog(std::vector<RuleInfo>* out);
 
-  ActivationRules(const ActivationParams& params, FindingSink* sink) : p_(params), sink_(sink) {}
+  // `loss` gates dead_relu and activation_saturation on a stalled loss; it
+  // must outlive this.
+  ActivationRules(const ActivationParams& params, const LossRules* loss, FindingSink* sink)
+      : p_(params), loss_(loss), sink_(sink) {}
   void Activation(const TensorRecord& r);
 
  private:
@@ -100,7 +104,16 @@ class ActivationRules {
   void DeadPerNeuron(const TensorRecord& r);
   void DeadPerLayer(const TensorRecord& r);
 
+  // Dead or saturated units are a cause; they are reported with their
+  // symptom, a loss that stopped improving over 2 x the rule's window. A
+  // run with no loss recorded (records checked on their own) shows no
+  // progress either: the rule judges the records alone.
+  bool Stalled(int window) const {
+    return loss_->losses().empty() || loss_->Stalled(2 * static_cast<size_t>(window));
+  }
+
   ActivationParams p_;
+  const LossRules* loss_;
   FindingSink* sink_;
   std::map<std::string, std::deque<std::pair<double, double>>> layer_buf_;  // (sum, count)
   std::map<std::string, rules::NeuronWindow> neuron_buf_;

@@ -11,8 +11,10 @@ void GradientRules::Catalog(std::vector<RuleInfo>* out) {
   constexpr Severity W = Severity::kWarning, E = Severity::kError;
   out->push_back(CatalogEntry("vanishing_gradient", "optimization",
                   "median |g| of a >=2-D weight's gradient < max_median, or ||g_first|| / ||g_last|| < "
-                  "max_ratio and ||g_first|| < max_first_norm",
-                  "SageMaker Debugger VanishingGradient (1e-7); AUTOTRAINER beta1 1e-3, beta2 1e-4", W));
+                  "max_ratio and ||g_first|| < max_first_norm; silent once the loss is below "
+                  "converged_fraction x its first window (a loss near 0 has gradients near 0)",
+                  "SageMaker Debugger VanishingGradient (1e-7); AUTOTRAINER beta1 1e-3, beta2 1e-4; "
+                  "AUTOTRAINER convergence gate", W));
   out->push_back(CatalogEntry("exploding_gradient", "optimization",
                   "median |g| > min_median, or ||g_first|| / ||g_last|| > min_ratio for `patience` "
                   "records in a row",
@@ -29,9 +31,10 @@ void GradientRules::Step(const std::vector<TensorRecord>& records) {
   }
   const VanishingGradientParams& v = p_.vanishing_gradient;
   const ExplodingGradientParams& e = p_.exploding_gradient;
+  const bool converged = loss_->Converged(v.converged_fraction);
   for (const TensorRecord* g : grads) {
     const double p25 = g->stats.Quantile(0.25), p50 = g->stats.Quantile(0.5), p75 = g->stats.Quantile(0.75);
-    sink_->Judge("vanishing_gradient", g->name, p50 < v.max_median, g->name,
+    sink_->Judge("vanishing_gradient", g->name, p50 < v.max_median && !converged, g->name,
                  "the gradient of '" + g->name + "' vanishes: median |g| = " + Fmt(p50) + " < " +
                      Fmt(v.max_median) + " (quartiles " + Fmt(p25) + ", " + Fmt(p50) + ", " + Fmt(p75) +
                      "). The layer stops learning; use ReLU-like activations, better initialization, "
@@ -49,7 +52,7 @@ void GradientRules::Step(const std::vector<TensorRecord>& records) {
   if (!(last > 0)) return;
   const double ratio = first / last;
   const std::string& name = grads.front()->name;
-  sink_->Judge("vanishing_gradient", name + "|ratio", ratio < v.max_ratio && first < v.max_first_norm, name,
+  sink_->Judge("vanishing_gradient", name + "|ratio", ratio < v.max_ratio && first < v.max_first_norm && !converged, name,
                "gradients vanish towards the input: ||g|| of the first layer '" + name + "' is " + Fmt(first) +
                    ", " + Fmt(ratio) + "x that of the last layer '" + grads.back()->name +
                    "'. Early layers barely learn; use ReLU-like activations, Kaiming initialization, "

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/records.h"
+#include "checks/rules/loss_rules.h"
 #include "checks/rules/params.h"
 #include "checks/rules/rule_support.h"
 
@@ -19,11 +20,13 @@ struct VanishingGradientParams {
   double max_median = 1e-7;
   double max_ratio = 1e-3;
   double max_first_norm = 1e-4;
+  double converged_fraction = 0.1;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_median", p.max_median, 0, kNoLimit);
     v("max_ratio", p.max_ratio, 0, kNoLimit);
     v("max_first_norm", p.max_first_norm, 0, kNoLimit);
+    v("converged_fraction", p.converged_fraction, 0, kNoLimit);
   }
 };
 
@@ -55,11 +58,14 @@ class GradientRules {
  public:
   static void Catalog(std::vector<RuleInfo>* out);
 
-  GradientRules(const GradientParams& params, FindingSink* sink) : p_(params), sink_(sink) {}
+  // `loss` gates vanishing_gradient on convergence; it must outlive this.
+  GradientRules(const GradientParams& params, const LossRules* loss, FindingSink* sink)
+      : p_(params), loss_(loss), sink_(sink) {}
   void Step(const std::vector<TensorRecord>& records);
 
  private:
   GradientParams p_;
+  const LossRules* loss_;
   FindingSink* sink_;
   int explode_strikes_ = 0;
 };

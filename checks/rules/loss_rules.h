@@ -53,12 +53,14 @@ struct LossNotDecreasingParams {
   double min_decrease = 0.05;
   int patience = 10;
   double converged_fraction = 0.1;
+  double z = 3;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("window", p.window, 1, kNoLimit);
     v("min_decrease", p.min_decrease, -kNoLimit, kNoLimit);
     v("patience", p.patience, 1, kNoLimit);
     v("converged_fraction", p.converged_fraction, 0, kNoLimit);
+    v("z", p.z, 0, kNoLimit);
   }
 };
 
@@ -130,6 +132,12 @@ class LossRules {
   bool Improving(size_t span) const;
   // Whether the last `span` losses are not all equal (false with fewer than 2).
   bool Varies(size_t span) const;
+  // Whether learning has stopped: `span` losses seen and not Improving(span).
+  // Rules that report a cause (dead units, saturation) wait for this symptom.
+  bool Stalled(size_t span) const { return losses_.size() >= span && !Improving(span); }
+  // Whether the mean of the last 5 losses is at most `fraction` x the first
+  // window's mean (false before the first window).
+  bool Converged(double fraction) const;
 
  private:
   void Diverging();
@@ -141,7 +149,7 @@ class LossRules {
   FindingSink* sink_;
   std::vector<double> losses_;
   double first_window_ = NAN, best_window_ = NAN, lowest_ = NAN;
-  std::vector<double> windows_;  // loss_not_decreasing: the mean of each full window
+  size_t above_best_ = 0;  // diverging_loss: steps in a row the window mean was above factor x best
 };
 
 }  // namespace lpsim

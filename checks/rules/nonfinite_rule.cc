@@ -16,7 +16,7 @@ void NonfiniteRule::Catalog(std::vector<RuleInfo>* out) {
 
 bool NonfiniteRule::Loss(double loss) {
   const bool finite = std::isfinite(loss);
-  sink_->Judge("nonfinite", "loss", !finite, "loss",
+  sink_->JudgeEvent("nonfinite", "loss", !finite, "loss",
                "the loss is " + Fmt(loss) + " (not finite). Training cannot continue from a NaN/Inf "
                "loss; lower the learning rate, check the inputs and the loss (log of 0, division by 0), "
                "or use loss scaling in low precision.",
@@ -27,7 +27,7 @@ bool NonfiniteRule::Loss(double loss) {
 void NonfiniteRule::Tensor(const TensorRecord& r) {
   const TensorStats& s = r.stats;
   const uint64_t bad = s.nans + s.pos_infs + s.neg_infs;
-  sink_->Judge("nonfinite", r.name + "|" + ToString(r.role), bad > 0, r.name,
+  sink_->JudgeEvent("nonfinite", r.name + "|" + ToString(r.role), bad > 0, r.name,
                "the " + ToString(r.role) + " '" + r.name + "' holds " + std::to_string(s.nans) + " NaN and " +
                    std::to_string(s.pos_infs + s.neg_infs) + " Inf values out of " + std::to_string(s.count) +
                    ". Non-finite values poison every later step; lower the learning rate, check the "

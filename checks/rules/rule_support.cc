@@ -11,14 +11,17 @@ namespace lpsim {
 bool FindingSink::On(const char* rule) const { return config_->enabled(rule); }
 
 void FindingSink::Judge(const char* rule, const std::string& key, bool condition, const std::string& tensor,
-                        const std::string& message, std::map<std::string, double> evidence) {
+                        const std::string& message, std::map<std::string, double> evidence, int64_t gap) {
   if (!On(rule)) return;
   const std::string k = std::string(rule) + "|" + key;
   if (!condition) {
     active_.erase(k);
     return;
   }
-  if (!active_.insert(k).second) return;
+  auto last = last_true_.find(k);
+  const bool same_episode = gap > 0 && last != last_true_.end() && step_ - last->second <= gap;
+  last_true_[k] = step_;
+  if (!active_.insert(k).second || same_episode) return;
   Finding f;
   f.rule = rule;
   f.severity = config_->rules.at(rule).severity;

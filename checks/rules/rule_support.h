@@ -35,16 +35,33 @@ class FindingSink {
     fresh_.clear();
   }
   bool On(const char* rule) const;
+  // One finding per episode: a (rule, key) whose condition holds gives a
+  // finding, and gives another only after the condition has been false for
+  // kEpisodeGap steps. A statistic that flaps around its threshold (an
+  // update ratio at 10^-1.0 +- 0.05) is one problem, not one per crossing.
+  static constexpr int64_t kEpisodeGap = 50;
   void Judge(const char* rule, const std::string& key, bool condition, const std::string& tensor,
-             const std::string& message, std::map<std::string, double> evidence);
+             const std::string& message, std::map<std::string, double> evidence) {
+    Judge(rule, key, condition, tensor, message, std::move(evidence), kEpisodeGap);
+  }
+  // An exact event (a non-finite value): every return after it cleared is a
+  // new finding (each may be captured).
+  void JudgeEvent(const char* rule, const std::string& key, bool condition, const std::string& tensor,
+                  const std::string& message, std::map<std::string, double> evidence) {
+    Judge(rule, key, condition, tensor, message, std::move(evidence), 0);
+  }
   // The step's new findings, most severe first (stable within a severity).
   std::vector<Finding> TakeFresh();
   const std::vector<Finding>& findings() const { return findings_; }
 
  private:
+  void Judge(const char* rule, const std::string& key, bool condition, const std::string& tensor,
+             const std::string& message, std::map<std::string, double> evidence, int64_t gap);
+
   const CheckConfig* config_;
   int64_t step_ = 0;
   std::set<std::string> active_;
+  std::map<std::string, int64_t> last_true_;  // (rule|key) -> last step its condition held
   std::vector<Finding> findings_, fresh_;
 };
 

@@ -9,12 +9,15 @@ namespace lpsim {
 void WeightRules::Catalog(std::vector<RuleInfo>* out) {
   constexpr Severity W = Severity::kWarning, E = Severity::kError;
   out->push_back(CatalogEntry("untrained_parameter", "parameters",
-                  "a weight's mean, std and max|w| stay equal (rtol, atol) over `steps` recorded steps",
+                  "a weight's mean, std and max|w| stay equal (rtol, atol) over `steps` recorded steps, "
+                  "and it has been still for at least as many records as it ever changed (a weight that "
+                  "trained, then stopped, is an annealed learning rate until the stop outlasts the training)",
                   "SageMaker Debugger UnchangedTensor (num_steps 3, rtol 1e-5, atol 1e-8); silent once the "
-                  "loss is below converged_fraction x its first window (AUTOTRAINER gate)", W));
+                  "loss is below converged_fraction x its first window (AUTOTRAINER gate); still vs trained: lpsim", W));
   out->push_back(CatalogEntry("redundant_parameter", "parameters",
-                  "a parameter unchanged as for untrained_parameter whose gradient is exactly 0 while the "
-                  "loss changes (the loss does not depend on it: a bias before BatchNorm)",
+                  "a parameter unchanged as for untrained_parameter whose max|g| is at most "
+                  "negligible_gradient x the step's largest max|g| (0, or the rounding noise of an exact "
+                  "cancellation) while the loss changes (the loss does not depend on it: a bias before BatchNorm)",
                   "lpsim (split from untrained_parameter; steps from it)", Severity::kInfo));
   out->push_back(CatalogEntry("poor_initialization", "parameters",
                   "at its first record, a >=2-D weight is constant (broken symmetry) or its variance is "
@@ -43,11 +46,16 @@ void WeightRules::PoorInit(const TensorRecord& r) {
   const double var = s.std * s.std;
   const bool constant = s.std == 0.0 || s.max == s.min;
   const double lo = p_.poor_initialization.min_variance, hi = p_.poor_initialization.max_variance;
+  // A small output layer is deliberate (zero-initialized last layers in
+  // Fixup, x0.01 policy heads in PPO): its logits start near 0 and the
+  // gradients reaching the layers below are unaffected. Only a too-large
+  // variance (or a constant) is judged there.
+  const bool small_ok = r.name == output_layer_;
   std::string why = constant ? "all its values are equal (" + Fmt(s.max) + "), so every unit of the layer "
                                "computes the same thing and gets the same update (broken symmetry)"
                              : "its variance " + Fmt(var) + " is outside [" + Fmt(lo) + ", " + Fmt(hi) +
                                    "], so signals " + (var < lo ? "vanish" : "explode") + " through the layer";
-  sink_->Judge("poor_initialization", r.name, constant || var < lo || var > hi, r.name,
+  sink_->Judge("poor_initialization", r.name, constant || (var < lo && !small_ok) || var > hi, r.name,
                "weight '" + r.name + "' is poorly initialized: " + why +
                    ". Use a random initialization scaled to the fan-in (Kaiming / Xavier).",
                {{"variance", var}, {"min_variance", lo}, {"max_variance", hi}});
@@ -103,6 +111,15 @@ void WeightRules::Untrained(const TensorRecord& r) {
   const size_t steps = static_cast<size_t>(p.steps);
   auto& d = signature_[r.name];
   Push(&d, std::array<double, 3>{s.mean, s.std, static_cast<double>(s.max_abs)}, steps);
+  auto& [changed, still] = motion_[r.name];
+  if (d.size() >= 2) {
+    bool moved = false;
+    const auto& a = d[d.size() - 2];
+    const auto& b = d.back();
+    for (int i = 0; i < 3; ++i) moved = moved || std::fabs(a[i] - b[i]) > p.atol + p.rtol * std::fabs(b[i]);
+    if (moved) ++changed, still = 0;
+    else ++still;
+  }
   if (d.size() < steps) return;
   bool same = true;
   for (const auto& sig : d) {
@@ -110,26 +127,27 @@ void WeightRules::Untrained(const TensorRecord& r) {
       if (std::fabs(sig[i] - d.back()[i]) > p.atol + p.rtol * std::fabs(d.back()[i])) same = false;
     }
   }
-  bool converged = false;
-  const std::vector<double>& losses = loss_->losses();
-  const double first_window = loss_->first_window();
-  if (losses.size() >= 5 && !std::isnan(first_window) && first_window > 0) {
-    double recent = 0;
-    for (size_t i = losses.size() - 5; i < losses.size(); ++i) recent += losses[i] / 5;
-    converged = recent <= p.converged_fraction * first_window;
-  }
-  // A gradient of exactly 0 while the loss moves: the parameter has no
-  // effect on the loss (a bias followed by BatchNorm, a layer behind dead
-  // units). It is redundant rather than cut off from the optimizer.
-  auto zero = zero_grad_.find(r.name);
-  const bool redundant = same && zero != zero_grad_.end() && zero->second && loss_->Varies(steps);
+  const bool converged = loss_->Converged(p.converged_fraction);
+  // A weight that changed for many records and then stopped is a learning
+  // rate annealed to ~0 (the last steps of a cosine schedule) until the stop
+  // lasts as long as the training did; a schedule that collapses after a few
+  // steps still fires soon after.
+  const bool annealed = still < changed;
+  // A gradient of 0 (or the rounding noise of an exact cancellation, far
+  // below the step's other gradients) while the loss moves: the parameter
+  // has no effect on the loss (a bias followed by BatchNorm, a layer behind
+  // dead units). It is redundant rather than cut off from the optimizer.
+  auto g = grad_max_.find(r.name);
+  const bool negligible = g != grad_max_.end() && g->second <= p.negligible_gradient * step_max_grad_;
+  const bool redundant = same && negligible && loss_->Varies(steps);
   sink_->Judge("redundant_parameter", r.name, redundant, r.name,
                "parameter '" + r.name + "' has not changed over the last " + std::to_string(steps) +
-                   " recorded steps and its gradient is exactly 0 while the loss changes: the loss does not "
+                   " recorded steps and its gradient is 0 or negligible (max|g| " + Fmt(grad_max_[r.name]) +
+                   " against the step's largest " + Fmt(step_max_grad_) + ") while the loss changes: the loss does not "
                    "depend on it (a bias followed by BatchNorm, or a layer whose outputs are all cut off, "
                    "e.g. by dead ReLUs). Remove it (bias=false before BatchNorm) or check what blocks it.",
                {{"mean", s.mean}, {"std", s.std}, {"max_abs", s.max_abs}});
-  sink_->Judge("untrained_parameter", r.name, same && !converged && !redundant, r.name,
+  sink_->Judge("untrained_parameter", r.name, same && !converged && !redundant && !annealed, r.name,
                "parameter '" + r.name + "' has not changed over the last " + std::to_string(steps) +
                    " recorded steps. It is not being trained: check that it is passed to the "
                    "optimizer, that it is connected to the loss (gradient flows), and that its "

@@ -9,7 +9,9 @@
 #ifndef LPSIM_CHECKS_RULES_WEIGHT_RULES_H_
 #define LPSIM_CHECKS_RULES_WEIGHT_RULES_H_
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <deque>
 #include <map>
 #include <set>
@@ -29,12 +31,14 @@ struct UntrainedParameterParams {
   double rtol = 1e-5;
   double atol = 1e-8;
   double converged_fraction = 0.1;
+  double negligible_gradient = 1e-5;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("steps", p.steps, 2, kNoLimit);
     v("rtol", p.rtol, 0, kNoLimit);
     v("atol", p.atol, 0, kNoLimit);
     v("converged_fraction", p.converged_fraction, 0, kNoLimit);
+    v("negligible_gradient", p.negligible_gradient, 0, 1);
   }
 };
 
@@ -108,9 +112,18 @@ class WeightRules {
   // skips 1-D parameters by their shape).
   void NoteShape(const TensorRecord& r) { dims_[r.name] = static_cast<int>(r.shape.size()); }
   // A weight-gradient record of the step: whether it is exactly zero.
+  // Call BeginStep() before a step's NoteGradient calls.
+  void BeginStep() { step_max_grad_ = 0; }
   void NoteGradient(const TensorRecord& r) {
-    zero_grad_[r.name] = r.stats.count > 0 && r.stats.finite() == r.stats.count && r.stats.max_abs == 0;
+    const bool finite = r.stats.count > 0 && r.stats.finite() == r.stats.count;
+    grad_max_[r.name] = finite ? static_cast<double>(r.stats.max_abs) : NAN;
+    if (finite) step_max_grad_ = std::max(step_max_grad_, static_cast<double>(r.stats.max_abs));
   }
+  // The model's output layer (the last >=2-D weight in parameter order): a
+  // small initialization there is deliberate, poor_initialization's
+  // too-small variance does not judge it. Set once, before PoorInit.
+  void SetOutputLayer(const std::string& name) { output_layer_ = name; }
+  bool HasOutputLayer() const { return !output_layer_.empty(); }
   // poor_initialization, once per weight: its first record or initial value.
   void PoorInit(const TensorRecord& r);
   // unstable_learning on the tracker's `update_ratio/<param>` scalar.
@@ -130,7 +143,10 @@ class WeightRules {
   std::map<std::string, std::deque<std::array<double, 3>>> signature_;  // mean, std, max|w|
   std::map<std::string, std::deque<double>> p75_;
   std::map<std::string, std::deque<double>> update_log_;
-  std::map<std::string, bool> zero_grad_;           // this step's gradient is exactly 0
+  std::map<std::string, double> grad_max_;          // this step's max|g| (NaN: not finite)
+  double step_max_grad_ = 0;                         // the largest max|g| of the step
+  std::string output_layer_;
+  std::map<std::string, std::pair<int, int>> motion_;  // records changed, records unchanged in a row
   std::set<std::string> updates_were_normal_;       // had a window within (min_log10, max_log10)
   std::map<std::string, std::deque<double>> rms_;   // rms of the weight, last unstable_learning window
   std::map<std::string, std::deque<std::pair<double, double>>> trend_;  // (step, log p75|w|)
