@@ -75,7 +75,17 @@ int RunDemoCommand(const DemoArgs& args) {
   StatusOr<DemoResult> r = RunDemo(a.options, progress);
   // Bad options are 2; a run that training could not finish (marked failed
   // in its database) is 1.
-  if (!r.ok()) return PrintError("demo", r.status());
+  if (!r.ok()) {
+    // The tracker names its option; here the user typed the flag.
+    static const std::string kOption = "TrackerOptions.live_port: ";
+    const std::string& m = r.status().message();
+    if (m.rfind(kOption, 0) == 0) {
+      return PrintError("demo", r.status().code() == StatusCode::kFailed
+                                    ? Status::Failed("--live-port: " + m.substr(kOption.size()))
+                                    : Status::Error("--live-port: " + m.substr(kOption.size())));
+    }
+    return PrintError("demo", r.status());
+  }
   const DemoResult& d = r.value();
 
   // The run's HTML report beside its database; a failure here is reported

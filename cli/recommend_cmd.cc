@@ -67,16 +67,6 @@ struct RecommendArgs {
   bool json = false;
 };
 
-TargetRole ToTargetRole(Role r) {
-  switch (r) {
-    case Role::kActivation: return TargetRole::kActivation;
-    case Role::kActivationGrad: return TargetRole::kActivationGrad;
-    case Role::kWeightGrad: return TargetRole::kWeightGrad;
-    case Role::kOptimizerState: return TargetRole::kOptimizerState;
-    default: return TargetRole::kWeight;
-  }
-}
-
 // One tensor of the run: its latest record and the amax of every tracked
 // step (delayed scaling replays them).
 struct Tracked {

@@ -330,6 +330,16 @@ StatusOr<TargetRole> ParseTargetRole(const std::string& s) {
                        "weight_grad, optimizer_state or master_weights");
 }
 
+TargetRole ToTargetRole(Role r) {
+  switch (r) {
+    case Role::kActivation: return TargetRole::kActivation;
+    case Role::kActivationGrad: return TargetRole::kActivationGrad;
+    case Role::kWeightGrad: return TargetRole::kWeightGrad;
+    case Role::kOptimizerState: return TargetRole::kOptimizerState;
+    default: return TargetRole::kWeight;
+  }
+}
+
 const std::array<TargetRole, kNumTargetRoles>& AllTargetRoles() { return kRoles; }
 
 std::string TargetScaling::Name() const {

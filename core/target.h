@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/records.h"
 #include "core/scaling.h"
 #include "core/status.h"
 #include "formats/block_fp.h"
@@ -47,6 +48,9 @@ constexpr size_t kNumTargetRoles = 6;
 const char* ToString(TargetRole r);
 StatusOr<TargetRole> ParseTargetRole(const std::string& s);
 const std::array<TargetRole, kNumTargetRoles>& AllTargetRoles();
+// The target role a record's role is stored as (master weights have no
+// record role; kNone and kAll map to kWeight).
+TargetRole ToTargetRole(Role r);
 
 // Scaling recipe and granularity of one role.
 struct TargetScaling {

@@ -6,16 +6,6 @@
 
 namespace lpsim {
 
-TargetRole ToTargetRole(Role r) {
-  switch (r) {
-    case Role::kActivation: return TargetRole::kActivation;
-    case Role::kActivationGrad: return TargetRole::kActivationGrad;
-    case Role::kWeightGrad: return TargetRole::kWeightGrad;
-    case Role::kOptimizerState: return TargetRole::kOptimizerState;
-    default: return TargetRole::kWeight;
-  }
-}
-
 void TargetRewrite::operator()(TensorRecord* r) {
   r->formats.clear();
   const RoleSpec& spec = target_.role(ToTargetRole(r->role));

@@ -21,10 +21,6 @@
 
 namespace lpsim {
 
-// The target role a tracker role is stored as (master weights have no
-// tracker role).
-TargetRole ToTargetRole(Role r);
-
 class TargetRewrite {
  public:
   explicit TargetRewrite(Target t) : target_(std::move(t)) {}

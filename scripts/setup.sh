@@ -14,7 +14,7 @@ packages=(
   libhwy-dev libeigen3-dev libboost-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  chromium
+  chromium curl
   clang-16 libclang-rt-16-dev libfuzzer-16-dev
 )
 

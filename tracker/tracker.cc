@@ -165,16 +165,6 @@ namespace {
 
 std::string Key(const std::string& name, Role role) { return ToString(role) + ":" + name; }
 
-TargetRole ToTargetRole(Role r) {
-  switch (r) {
-    case Role::kActivation: return TargetRole::kActivation;
-    case Role::kActivationGrad: return TargetRole::kActivationGrad;
-    case Role::kWeightGrad: return TargetRole::kWeightGrad;
-    case Role::kOptimizerState: return TargetRole::kOptimizerState;
-    default: return TargetRole::kWeight;
-  }
-}
-
 // A target role's recipe as the analyzer's Scaling (float storage only).
 Scaling ToScaling(const TargetScaling& t) {
   Scaling s;

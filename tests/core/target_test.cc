@@ -292,5 +292,13 @@ TEST(Target, DelayedRoleKeepsHistory) {
   EXPECT_EQ(q.Quantize(c.data(), 1, 64, {}, out.data(), nullptr), 448.0f / 8.0f);  // max {1, 8}
 }
 
+TEST(Target, RecordRolesMapToTargetRoles) {
+  EXPECT_EQ(ToTargetRole(Role::kActivation), TargetRole::kActivation);
+  EXPECT_EQ(ToTargetRole(Role::kActivationGrad), TargetRole::kActivationGrad);
+  EXPECT_EQ(ToTargetRole(Role::kWeight), TargetRole::kWeight);
+  EXPECT_EQ(ToTargetRole(Role::kWeightGrad), TargetRole::kWeightGrad);
+  EXPECT_EQ(ToTargetRole(Role::kOptimizerState), TargetRole::kOptimizerState);
+}
+
 }  // namespace
 }  // namespace lpsim

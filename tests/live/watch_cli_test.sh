@@ -21,6 +21,14 @@ done
 url=$(cat "$out/run/live.url") || fail "no live.url"
 echo "agent at $url"
 
+# A second job on the same port: exit 2, the flag named, no run left behind.
+port=$(echo "$url" | sed -E 's#^http://[^:]+:([0-9]+)/.*#\1#')
+code=0
+"$lpsim" demo --live --live-port "$port" --steps 5 --quiet --run-dir "$out/second" 2>"$out/busy.err" >/dev/null || code=$?
+[ $code -eq 2 ] || fail "a busy --live-port exits $code, not 2: $(cat "$out/busy.err")"
+grep -q -- "--live-port" "$out/busy.err" || fail "the busy-port error does not name --live-port: $(cat "$out/busy.err")"
+[ ! -e "$out/second/run.db" ] || fail "a busy port left a run behind"
+
 timeout 60 "$lpsim" watch "$url" --name '^loss$' --count 5 --json >"$out/loss.jsonl" || fail "watch --name loss failed"
 [ "$(wc -l <"$out/loss.jsonl")" -eq 5 ] || fail "expected 5 loss events, got: $(cat "$out/loss.jsonl")"
 grep -q '"kind":"scalar","name":"loss"' "$out/loss.jsonl" || fail "not loss events: $(cat "$out/loss.jsonl")"

@@ -169,7 +169,9 @@ TEST(TrackerLive, ClientsSeeTheStepsAsTheyTrain) {
 // command (applied or refused) is a "live_knob" finding in the run.
 TEST(TrackerLive, KnobsChangeWhatIsRecordedAndAreKept) {
   const std::string dir = TempRunDir("knobs");
-  Job job(LiveOptions(dir));
+  TrackerOptions o = LiveOptions(dir);
+  o.formats = {"e4m3fn", "e5m2", "bf16"};
+  Job job(o);
   ASSERT_TRUE(job.status().ok()) << job.status().message();
   for (int i = 0; i < 2; ++i) job.Step();
 
@@ -190,10 +192,15 @@ TEST(TrackerLive, KnobsChangeWhatIsRecordedAndAreKept) {
   r = job.Command("formats", "e4m3fn,nonsense");
   EXPECT_EQ(r.status, 409) << r.body;
   EXPECT_NE(r.body.value("error", "").find("formats: "), std::string::npos) << r.body;
+  // The rules judge activations in e4m3fn and gradients in e5m2 (the
+  // default judge_formats): dropping one is refused, dropping bf16 is not.
   r = job.Command("formats", Json::array({"bf16"}));
+  EXPECT_EQ(r.status, 409) << r.body;
+  EXPECT_NE(r.body.value("error", "").find("judge_formats"), std::string::npos) << r.body;
+  r = job.Command("formats", Json::array({"e4m3fn", "e5m2"}));
   ASSERT_EQ(r.status, 200) << r.body;
-  const int64_t bf16_from = r.body["step"].get<int64_t>();
-  while (job.tracker().current_step() < bf16_from + 6) job.Step();
+  const int64_t narrowed_from = r.body["step"].get<int64_t>();
+  while (job.tracker().current_step() < narrowed_from + 6) job.Step();
   const int64_t end = job.tracker().current_step();
   ASSERT_TRUE(job.tracker().Close().ok());
 
@@ -207,10 +214,10 @@ TEST(TrackerLive, KnobsChangeWhatIsRecordedAndAreKept) {
     steps.push_back(rec.step);
     std::vector<std::string> formats;
     for (const FormatRecord& fr : rec.formats) formats.push_back(fr.format);
-    if (rec.step >= bf16_from) {
-      EXPECT_EQ(formats, std::vector<std::string>{"bf16"}) << "step " << rec.step;
-    } else {
+    if (rec.step >= narrowed_from) {
       EXPECT_EQ(formats, (std::vector<std::string>{"e4m3fn", "e5m2"})) << "step " << rec.step;
+    } else {
+      EXPECT_EQ(formats, (std::vector<std::string>{"e4m3fn", "e5m2", "bf16"})) << "step " << rec.step;
     }
   }
   std::vector<int64_t> want;
@@ -226,15 +233,15 @@ TEST(TrackerLive, KnobsChangeWhatIsRecordedAndAreKept) {
   for (const Finding& fd : findings) {
     if (fd.rule == "live_knob") knob_findings.push_back(&fd);
   }
-  ASSERT_EQ(knob_findings.size(), 5u);
-  const int64_t applied_at[] = {every_from, paused_from, resumed, -1, bf16_from};
-  for (size_t i = 0; i < 5; ++i) {
+  ASSERT_EQ(knob_findings.size(), 6u);
+  const int64_t applied_at[] = {every_from, paused_from, resumed, -1, -1, narrowed_from};
+  for (size_t i = 0; i < 6; ++i) {
     const Finding& fd = *knob_findings[i];
     EXPECT_EQ(fd.severity, Severity::kInfo);
-    if (i == 3) {  // the refused formats
+    if (applied_at[i] < 0) {  // the refused formats
       EXPECT_EQ(fd.evidence.at("applied"), 0.0);
       EXPECT_GT(fd.step, resumed);
-      EXPECT_LT(fd.step, bf16_from);
+      EXPECT_LT(fd.step, narrowed_from);
       EXPECT_NE(fd.message.find("refused"), std::string::npos) << fd.message;
       continue;
     }
