@@ -7,7 +7,7 @@
 # build-fuzz/bin/lpsim_fuzz_<target> FILE). Exits 1 when any target crashed.
 #   scripts/fuzz.sh             # every target, 30 s each
 #   scripts/fuzz.sh 300 npy     # one target, 5 minutes
-# LPSIM_FUZZ_TORCH=1 (as .ci/run sets it) adds the LibTorch file target (torch_file): it compiles
+# LPSIM_FUZZ_TORCH=1 adds the LibTorch file target (torch_file): it compiles
 # torch's headers with clang under ASan (a few minutes more to build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
