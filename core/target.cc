@@ -421,7 +421,7 @@ StatusOr<Target> ParseTarget(const std::string& json_text, const std::string& or
   Json j;
   try {
     j = Json::parse(json_text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     return Status::Error(origin + ": not valid JSON: " + e.what());
   }
   if (!j.is_object()) return c.Fail("(top)", "must be a JSON object");

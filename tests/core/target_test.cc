@@ -142,6 +142,8 @@ TEST(Target, BadInputNamesTheField) {
   };
   const Case cases[] = {
       {"{", "t.json: not valid JSON"},
+      // A number past double's range: nlohmann throws out_of_range, not parse_error.
+      {R"({"name": 1e999})", "t.json: not valid JSON"},
       {R"({"description": "d", "roles": {}})", "t.json: name: missing"},
       {Minimal(R"({"format": "e9m3", "sources": {"format": "x"}})"), "roles.weight.format:"},
       {Minimal(R"({"format": "int17", "sources": {"format": "x"}})"), "roles.weight.format:"},
