@@ -55,7 +55,7 @@ tr.current td{background:#eef5fb}
 <p class="help">Each change is applied by the job at the end of its current step and recorded in the run.</p>
 <div id="knobs"></div></section>
 <section class="wide" id="heat-section"><h2>Per layer and step</h2>
-<p class="help">Each cell is one tensor at one tracked step, cast into the chosen format after its scaling recipe.</p>
+<p class="help">Each cell is one tensor over half a second of training (labelled by its last step): the worst value of its tracked steps, cast into the chosen format after its scaling recipe.</p>
 <div class="controls">
 <label>role <select id="sel-role"></select></label>
 <label>format / recipe <select id="sel-pair"></select></label>
@@ -80,12 +80,16 @@ const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const opts = {actions: false, renderer: 'svg'};
 const MAX_STEPS = 120;       // heatmap columns kept
 const MAX_SCALARS = 3000;    // points kept
+// Streams are reduced over windows of this many seconds, so the page gets a
+// few events per tensor and second however fast the job steps (unreduced, a
+// fast job outruns the page and the agent drops it as a slow client).
+const WINDOW_S = 0.5;
 const el = (id) => document.getElementById(id);
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]));
 const params = new URLSearchParams(location.search);
 const token = params.get('token') || '';
 const views = {};
-const counts = {scalars: 0, cells: 0, hist_updates: 0, findings: 0, events: 0};
+const counts = {scalars: 0, cells: 0, hist_updates: 0, findings: 0, events: 0, reconnects: 0};
 const state = {base: location.origin + '/', role: null, pair: null, metric: 'underflow_pct', tensor: null,
   streams: [], jobs: [location.origin + '/'], pairs: [], roles: [], tensors: []};
 
@@ -96,7 +100,14 @@ function api(base, path) {
 }
 function stream(query, onEvent) {
   const es = new EventSource(api(state.base, 'api/stream?q=' + encodeURIComponent(JSON.stringify(query))));
-  es.onmessage = (m) => { counts.events++; onEvent(JSON.parse(m.data)); };
+  es.onmessage = (m) => {
+    counts.events++;
+    const e = JSON.parse(m.data);
+    if (e.step === undefined && e.to_step !== undefined) e.step = e.to_step;  // a window: its last step
+    onEvent(e);
+  };
+  // The browser reconnects by itself (after a drop or a restart of the agent).
+  es.onerror = () => { if (es.readyState !== EventSource.CLOSED) counts.reconnects++; };
   state.streams.push(es);
   return es;
 }
@@ -136,7 +147,7 @@ function renderJobs() {
   if (me) {
     el('title').textContent = 'lpsim live: ' + me.name;
     el('meta').textContent = [state.base, me.step !== null ? 'step ' + me.step : 'not started',
-      me.clients + ' stream(s)', me.streams_dropped + ' dropped'].join(' \u00b7 ');
+      me.clients + ' stream(s)', me.streams_dropped + ' dropped', counts.reconnects + ' reconnect(s)'].join(' \u00b7 ');
     renderKnobs(me.knobs);
   }
 }
@@ -157,8 +168,8 @@ function renderKnobs(knobs) {
     else input = '<input id="knob-' + i + '" size="14" value="' + esc(Array.isArray(v) ? v.join(',') : v) + '">';
     const a = k.last_ack;
     h += '<tr><td title="' + esc(k.help) + '">' + esc(k.name) + '</td><td>' + input + '</td><td><button data-knob="' + i +
-      '">set</button></td><td id="knob-ack-' + i + '">' + (a ? (a.applied ? '<span class="ack">' + esc(JSON.stringify(a.value)) +
-      ' at step ' + a.step + '</span>' : '<span class="nack">' + esc(a.message) + '</span>') : '') + '</td></tr>';
+      '">set</button></td><td id="knob-ack-' + i + '">' + (a ? (a.applied ? '<span class="ack">applied ' + esc(JSON.stringify(a.value)) +
+      ' at step ' + a.step + '</span>' : '<span class="nack">refused: ' + esc(a.message) + '</span>') : '') + '</td></tr>';
   });
   el('knobs').innerHTML = h + '</table>';
   el('knobs').querySelectorAll('button[data-knob]').forEach((b) => b.addEventListener('click', () => {
@@ -258,7 +269,7 @@ function watchTensor(key) {
   if (!key) return;
   const [role, name] = key.split(' ');
   histStream = stream({kind: 'step', tensor: '^' + name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$', role: role,
-    fields: ['exp_hist', 'range', 'max_abs']}, (e) => { (histPending[e.step] = histPending[e.step] || []).push(e); });
+    fields: ['exp_hist', 'range', 'max_abs'], reduce: {op: 'last', seconds: WINDOW_S}}, (e) => { (histPending[e.step] = histPending[e.step] || []).push(e); });
 }
 function flushHist() {
   const steps = Object.keys(histPending).map(Number).sort((a, b) => a - b);
@@ -309,8 +320,10 @@ function watch(base) {
     for (const f of j.findings.slice().reverse()) findings.push(f);
     findingsDirty = true;
   });
-  stream({kind: 'scalar', name: el('scalar-re').value || '.'}, (e) => { if (e.value !== null) pendingScalars.push(e); });
-  stream({kind: 'step', fields: ['underflow_pct', 'overflow_pct']}, (e) => { pendingCells.push(e); });
+  stream({kind: 'scalar', name: el('scalar-re').value || '.', reduce: {op: 'mean', seconds: WINDOW_S}},
+    (e) => { if (e.value !== null) pendingScalars.push(e); });
+  stream({kind: 'step', fields: ['underflow_pct', 'overflow_pct'], reduce: {op: 'max', seconds: WINDOW_S}},
+    (e) => { pendingCells.push(e); });
   stream({kind: 'finding'}, (e) => { findings.push(e); findingsDirty = true; counts.findings++; });
   pollJobs();
 }

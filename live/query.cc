@@ -276,10 +276,11 @@ StatusOr<Query> ParseQuery(const std::string& text) {
     if (q.kind == EventKind::kFinding && q.op != ReduceOp::kCount) {
       return Status::Error("findings reduce only with op count (findings per rule and window)");
     }
-    if (q.op != ReduceOp::kCount && q.kind == EventKind::kStep) {
+    if (q.op != ReduceOp::kCount && q.op != ReduceOp::kLast && q.kind == EventKind::kStep) {
       for (const std::string& name : q.fields) {
         if (!StepField(name)->numeric) {
-          return Status::Error("field '" + name + "' is not a number and cannot be reduced: drop it or drop 'reduce'");
+          return Status::Error("field '" + name + "' is not a number: only op 'last' (or count) reduces it; "
+                               "drop it, use last, or drop 'reduce'");
         }
       }
     }
@@ -386,10 +387,27 @@ void Stream::OnRecord(const TensorRecord& r, double now, std::vector<std::string
     if (f) h["format"] = f->format, h["recipe"] = f->recipe;
     return h;
   };
+  // The event's fields, as an unreduced event (and op last) carries them.
+  auto fields_of = [&](const FormatRecord* f, Json* e) {
+    for (const std::string& name : q_.fields) {
+      const FieldInfo* info = StepField(name);
+      if (name == "module_type") (*e)[name] = r.module_type;
+      else if (name == "shape") (*e)[name] = r.shape;
+      else if (name == "exp_hist") (*e)[name] = Histogram(r.stats);
+      else if (name == "range") (*e)[name] = Range(*f);
+      else if (info->per_format) (*e)[name] = Num(FormatValue(name, *f));
+      else (*e)[name] = Num(TensorValue(name, r));
+    }
+  };
   auto one = [&](const FormatRecord* f) {
     if (q_.op != ReduceOp::kNone) {
       std::vector<double> values;
-      if (q_.op != ReduceOp::kCount) {
+      std::string last;
+      if (q_.op == ReduceOp::kLast) {
+        Json e = Json::object();
+        fields_of(f, &e);
+        last = e.dump();
+      } else if (q_.op != ReduceOp::kCount) {
         for (const std::string& name : q_.fields) {
           const bool pf = StepField(name)->per_format;
           values.push_back(pf ? FormatValue(name, *f) : TensorValue(name, r));
@@ -397,20 +415,12 @@ void Stream::OnRecord(const TensorRecord& r, double now, std::vector<std::string
       }
       Json h = head_of(f);
       const std::string key = role + "\x01" + r.name + (f ? "\x01" + f->format + "/" + f->recipe : "");
-      Feed(key, h.dump(), r.step, now, values, out);
+      Feed(key, h.dump(), r.step, now, values, std::move(last), out);
       return;
     }
     Json e = head_of(f);
     e["step"] = r.step;
-    for (const std::string& name : q_.fields) {
-      const FieldInfo* info = StepField(name);
-      if (name == "module_type") e[name] = r.module_type;
-      else if (name == "shape") e[name] = r.shape;
-      else if (name == "exp_hist") e[name] = Histogram(r.stats);
-      else if (name == "range") e[name] = Range(*f);
-      else if (info->per_format) e[name] = Num(FormatValue(name, *f));
-      else e[name] = Num(TensorValue(name, r));
-    }
+    fields_of(f, &e);
     out->push_back(e.dump());
   };
   if (!q_.per_format) {
@@ -433,7 +443,8 @@ void Stream::OnScalar(const ScalarRecord& s, double now, std::vector<std::string
   if (q_.op != ReduceOp::kNone) {
     std::vector<double> values;
     if (q_.op != ReduceOp::kCount) values.push_back(s.value);
-    Feed(s.name, h.dump(), s.step, now, values, out);
+    Feed(s.name, h.dump(), s.step, now, values, q_.op == ReduceOp::kLast ? Json{{"value", Num(s.value)}}.dump() : "",
+         out);
     return;
   }
   h["step"] = s.step;
@@ -447,7 +458,7 @@ void Stream::OnFinding(const Finding& f, double now, std::vector<std::string>* o
   if (!Matches(&rule_ok_, rule_re_, !q_.rule.empty(), f.rule)) return;
   if (q_.op == ReduceOp::kCount) {
     Json h = {{"kind", "finding"}, {"rule", f.rule}};
-    Feed(f.rule, h.dump(), f.step, now, {}, out);
+    Feed(f.rule, h.dump(), f.step, now, {}, "", out);
     return;
   }
   Json e = {{"kind", "finding"}, {"step", f.step}};
@@ -475,7 +486,7 @@ bool Stream::Due(const Window& w, int64_t step, double now) const {
 }
 
 void Stream::Feed(const std::string& key, const std::string& head, int64_t step, double now,
-                  const std::vector<double>& values, std::vector<std::string>* out) {
+                  const std::vector<double>& values, std::string last, std::vector<std::string>* out) {
   auto it = windows_.find(key);
   if (it != windows_.end() && it->second.n > 0) {
     // A record past its window's end (no step end was published between).
@@ -496,13 +507,9 @@ void Stream::Feed(const std::string& key, const std::string& head, int64_t step,
   }
   w.last_step = step;
   ++w.n;
+  w.last = std::move(last);
   for (size_t i = 0; i < values.size(); ++i) {
     const double v = values[i];
-    if (q_.op == ReduceOp::kLast) {
-      w.acc[i] = v;
-      w.finite[i] = 1;
-      continue;
-    }
     if (!std::isfinite(v)) continue;  // e.g. SNR without error: not averaged in
     double& a = w.acc[i];
     if (w.finite[i] == 0) a = v;
@@ -521,6 +528,8 @@ void Stream::Emit(Window& w, std::vector<std::string>* out) {
   e["n"] = w.n;
   if (q_.op == ReduceOp::kCount) {
     e["count"] = w.n;
+  } else if (q_.op == ReduceOp::kLast) {
+    e.update(Json::parse(w.last));  // every field of the window's last record, numbers or not
   } else {
     for (size_t i = 0; i < w.acc.size(); ++i) {
       const std::string& name = q_.fields[i];

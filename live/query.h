@@ -91,11 +91,12 @@ class Stream {
     int64_t n = 0;
     std::vector<double> acc;  // one per field
     std::vector<int64_t> finite;  // values that entered acc, per field
+    std::string last;  // op last: the latest record's fields, as a JSON object
   };
   bool Matches(std::unordered_map<std::string, bool>* cache, const std::regex& re,
                bool active, const std::string& s);
   void Feed(const std::string& key, const std::string& head, int64_t step, double now,
-            const std::vector<double>& values, std::vector<std::string>* out);
+            const std::vector<double>& values, std::string last, std::vector<std::string>* out);
   void Emit(Window& w, std::vector<std::string>* out);
   bool Due(const Window& w, int64_t step, double now) const;
 

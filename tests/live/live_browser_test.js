@@ -117,8 +117,19 @@ async function main() {
     const lrRow = page.locator('#knobs tr', {hasText: 'lr'}).first();
     await lrRow.locator('input').fill('0.0005');
     await lrRow.locator('button').click();
-    await page.waitForFunction(() => /applied/.test(document.getElementById('knobs').textContent), null, {timeout: 20000})
-      .catch(() => fail('setting the lr knob was not acknowledged'));
+    // The acknowledgement comes from the job (/api/job), so it survives the
+    // table's next refresh.
+    await page.waitForFunction(() => /applied 0\.0005 at step \d+/.test(document.getElementById('knobs').textContent),
+      null, {timeout: 20000}).catch(() => fail('setting the lr knob was not acknowledged'));
+    // The page keeps up with the job: its streams are reduced over windows,
+    // so the agent never drops it as a slow client.
+    const job = await page.evaluate(() => fetch('/api/job').then((r) => r.json()));
+    const lr = job.knobs.find((k) => k.name === 'lr');
+    if (!lr || lr.value !== 0.0005) fail('the job did not take lr = 0.0005: ' + JSON.stringify(lr));
+    if (job.streams_dropped !== 0) fail('the agent dropped ' + job.streams_dropped + ' of the page\'s streams');
+    const c3 = await page.evaluate(() => window.lpsimLive.counts);
+    console.log('final counts: ' + JSON.stringify(c3));
+    if (c3.reconnects !== 0) fail('the page reconnected ' + c3.reconnects + ' time(s)');
     await page.screenshot({path: path.join(outDir, 'live-dashboard.png'), fullPage: true});
     if (errors.length) fail('console errors:\n  ' + errors.join('\n  '));
     if (outside.length) fail('requests beyond the agent:\n  ' + outside.join('\n  '));

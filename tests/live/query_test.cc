@@ -161,6 +161,37 @@ TEST(LiveStream, TensorFieldsWithoutFormatsGiveOneEventPerRecord) {
   EXPECT_EQ(ev[0]["shape"], Json::array({2, 2}));
 }
 
+// Op last reduces any field, numbers or not (a dashboard's histogram at a
+// bounded rate): a seconds window emits the fields of its latest record. The
+// record at 1.2 s finds the window [0 s, 1 s) due: it closes it and opens the
+// next.
+TEST(LiveStream, LastKeepsEveryFieldOfTheWindowsLatestRecord) {
+  Stream s = Make(R"({"fields": ["exp_hist", "max_abs"], "reduce": {"op": "last", "seconds": 1}})");
+  std::vector<std::string> out;
+  const double times[] = {0.0, 0.5, 1.2};
+  for (int step = 0; step < 3; ++step) {
+    TensorRecord r = Rec(step, "fc2", Role::kWeight, 0, 0);
+    r.stats.exponent_hist[step - TensorStats::kMinExponent] = 4;  // [2^step, 2^(step+1))
+    r.stats.max_abs = static_cast<float>(1 << step);
+    s.OnRecord(r, times[step], &out);
+    s.OnStepEnd(step, times[step], &out);
+    if (step == 1) {
+      EXPECT_TRUE(out.empty()) << "the 1 s window is still open at 0.5 s";
+    }
+  }
+  const std::vector<Json> ev = Parse(out);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0]["op"], "last");
+  EXPECT_EQ(ev[0]["from_step"], 0);
+  EXPECT_EQ(ev[0]["to_step"], 1);
+  EXPECT_EQ(ev[0]["n"], 2);
+  EXPECT_EQ(ev[0]["exp_hist"]["e"], Json::array({1}));
+  EXPECT_EQ(ev[0]["exp_hist"]["c"], Json::array({4}));
+  EXPECT_EQ(ev[0]["max_abs"].get<double>(), 2.0);
+  // Other ops still refuse a field that is not a number.
+  EXPECT_FALSE(ParseQuery(R"({"fields": ["exp_hist"], "reduce": {"op": "max", "seconds": 1}})").ok());
+}
+
 // Windows of 3 steps are aligned ([0, 3), [3, 6)) and close at the end of
 // their last step.
 TEST(LiveStream, StepWindowsReduceExactly) {
