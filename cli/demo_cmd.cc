@@ -59,6 +59,7 @@ int RunDemoCommand(const DemoArgs& args) {
   a.options.seed = *seed;
   if (!a.options.matmul_unit.empty()) a.options.simulate = true;  // a unit is a simulation
   if (a.live) a.options.live_port = a.live_port;
+  a.options.live_port_name = "--live-port";
   std::ostream* progress = a.quiet || a.json ? nullptr : &std::cerr;
   if (progress) {
     std::string formats;
@@ -75,17 +76,7 @@ int RunDemoCommand(const DemoArgs& args) {
   StatusOr<DemoResult> r = RunDemo(a.options, progress);
   // Bad options are 2; a run that training could not finish (marked failed
   // in its database) is 1.
-  if (!r.ok()) {
-    // The tracker names its option; here the user typed the flag.
-    static const std::string kOption = "TrackerOptions.live_port: ";
-    const std::string& m = r.status().message();
-    if (m.rfind(kOption, 0) == 0) {
-      return PrintError("demo", r.status().code() == StatusCode::kFailed
-                                    ? Status::Failed("--live-port: " + m.substr(kOption.size()))
-                                    : Status::Error("--live-port: " + m.substr(kOption.size())));
-    }
-    return PrintError("demo", r.status());
-  }
+  if (!r.ok()) return PrintError("demo", r.status());
   const DemoResult& d = r.value();
 
   // The run's HTML report beside its database; a failure here is reported

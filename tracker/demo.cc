@@ -108,6 +108,7 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
   topt.matmul_unit = o.matmul_unit;
   topt.capture_model = o.model;  // `lpsim replay` rebuilds it
   topt.live_port = o.live_port;
+  topt.live_port_name = o.live_port_name;
   // The demo's summary lists the findings; no warnings on stderr mid-bar.
   for (auto& rule : topt.check_config.rules) rule.second.policy = Policy::kLog;
   StatusOr<std::unique_ptr<Tracker>> made = Tracker::Create(*model, optimizer, topt);

@@ -49,6 +49,7 @@ struct DemoOptions {
   // Live agent (TrackerOptions::live_port): -1 off, 0 a free port. The demo
   // adds a knob "lr" (Adam's learning rate) to the tracker's.
   int live_port = -1;
+  std::string live_port_name = "DemoOptions.live_port";  // how an error names it (the CLI: "--live-port")
 };
 
 struct DemoResult {

@@ -45,7 +45,7 @@ StatusOr<std::unique_ptr<LiveWiring>> LiveWiring::Start(LiveWiringOptions opt) {
   ao.job_info = opt.job_info;
   ao.job_info["status"] = "running";
   StatusOr<std::unique_ptr<live::Agent>> made = live::Agent::Start(std::move(ao));
-  if (!made.ok()) return Status::Error("TrackerOptions.live_port: " + made.status().message());
+  if (!made.ok()) return Status::Error(opt.port_name + ": " + made.status().message());
   std::unique_ptr<LiveWiring> w(new LiveWiring(std::move(opt)));
   w->agent_ = std::move(made).value();
   return w;

@@ -40,12 +40,13 @@ struct LiveWiringOptions {
   std::string run_dir;                    // where live.url goes
   std::vector<std::string> formats;       // the formats knob's first value
   std::map<Role, std::string> judge_formats;  // every formats value must keep these
+  std::string port_name = "TrackerOptions.live_port";  // how an error names the port setting
 };
 
 class LiveWiring {
  public:
-  // The error names TrackerOptions.live_port (a port in use, a host that
-  // needs a token, ...).
+  // The error names the port setting (opt.port_name) and says what is wrong
+  // (a port in use, a host that needs a token, ...).
   static StatusOr<std::unique_ptr<LiveWiring>> Start(LiveWiringOptions opt);
 
   // Publishes through the analyzer's hooks; a user's on_record still runs,

@@ -304,7 +304,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
   if (rank_ == 0 && opt_.live_port >= 0) {  // before the run opens: a busy port leaves no run behind
     StatusOr<std::unique_ptr<LiveWiring>> live = LiveWiring::Start(
         {opt_.live_host, opt_.live_port, opt_.live_token, name, config, opt_.run_dir, opt_.formats,
-         opt_.judge_formats});
+         opt_.judge_formats, opt_.live_port_name});
     if (!live.ok()) return live.status();
     live_ = std::move(live).value();
   }

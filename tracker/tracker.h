@@ -126,6 +126,8 @@ struct TrackerOptions {
   int live_port = -1;
   std::string live_host = "127.0.0.1";
   std::string live_token;
+  // How an error about the agent names the port setting (a CLI names its flag).
+  std::string live_port_name = "TrackerOptions.live_port";
 
   // Verification rules (checks/checker.h, docs/checks.md) run live on the
   // recording rank at the end of every step; their findings go to the run
