@@ -1,8 +1,10 @@
 // Fuzzes the LibTorch file reader of `lpsim analyze` (tracker/torch_file.h,
 // ReadTorchFile): the input is written to a scratch file and read. Every
 // input is either refused with a message or gives tensors whose data match
-// their shapes. LibTorch itself is not instrumented (Debian's build), so a
-// fault inside it shows as a plain crash.
+// their shapes. LibTorch loads the file in a child process (a fault inside
+// LibTorch, which is not instrumented, ends the child and is refused as a
+// corrupt file); the parent's bounds checks and the decoding of the child's
+// answer run here under ASan.
 #include <string>
 
 #include "fuzz/fuzz_util.h"

@@ -18,7 +18,7 @@ scripts/setup.sh
 
 torch=OFF
 [ "${LPSIM_FUZZ_TORCH:-0}" = "1" ] && torch=ON
-targets=(npy format_spec rule_config run_db capture_manifest target_config)
+targets=(npy format_spec rule_config run_db capture_manifest target_config torch_archive)
 [ "$torch" = ON ] && targets+=(torch_file)
 [ $# -gt 0 ] && targets=("$@")
 

@@ -40,7 +40,10 @@ struct TorchFile {
 // its content, not its name: a zip archive ("PK\x03\x04": TorchScript, or
 // torch.save since 1.6) or a pickle (torch.save's legacy format). Errors
 // (unreadable, corrupt or unsupported file) name the path and say what was
-// expected.
+// expected. A hostile file cannot make it allocate beyond the file's size
+// (CheckTorchArchive), read past a tensor's data, or crash the caller:
+// LibTorch loads the file in a forked child that sends the tensors back
+// through a pipe.
 StatusOr<TorchFile> ReadTorchFile(const std::string& path);
 
 }  // namespace lpsim

@@ -25,8 +25,8 @@
 #include "simd/scaling.h"
 #include "tests/common/run_command.h"
 
-#ifndef LPSIM_BIN
-#error "LPSIM_BIN must name the lpsim binary (tests/tracker/CMakeLists.txt)"
+#if !defined(LPSIM_BIN) || !defined(LPSIM_SOURCE_DIR)
+#error "LPSIM_BIN and LPSIM_SOURCE_DIR must be defined (tests/tracker/CMakeLists.txt)"
 #endif
 
 namespace lpsim {
@@ -172,6 +172,19 @@ TEST_F(TorchFileTest, PickledStateDict) {
   const std::string path = dir_ + "/state_dict.pth";
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   ExpectAnalyzeMatches(path, {{"layer.weight", w}, {"layer.bias", b}});
+
+  // The key's string length made 1.75 GB: LibTorch would allocate it before
+  // finding the file too short; lpsim refuses the file before LibTorch reads it.
+  std::string lie(bytes.begin(), bytes.end());
+  const size_t key = lie.find("layer.weight");
+  ASSERT_NE(key, std::string::npos);
+  ASSERT_EQ(lie[key - 5], 'X');  // BINUNICODE, then a 4-byte little-endian length
+  lie.replace(key - 4, 4, std::string("\0\0\0\x70", 4));
+  std::ofstream(dir_ + "/lie.pth", std::ios::binary) << lie;
+  const StatusOr<TorchFile> f = ReadTorchFile(dir_ + "/lie.pth");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find("data.pkl' claims 1879048192 bytes"), std::string::npos)
+      << f.status().message();
 }
 
 TEST_F(TorchFileTest, DirectoryOfFilesPrefixesTheStem) {
@@ -205,6 +218,29 @@ TEST_F(TorchFileTest, CorruptFileExitsTwoAndWritesNothing) {
     EXPECT_EQ(r.out.find("Traceback"), std::string::npos) << r.out;
     EXPECT_FALSE(fs::exists(report));
     EXPECT_FALSE(ReadTorchFile(dir_ + "/" + name).ok());
+  }
+}
+
+// Inputs the fuzzer found (fuzz/corpus/torch_file/), each refused with what
+// is wrong: a pickle string of 1.75 GB in a 1.8 KB file (LibTorch allocated
+// it), a tensor whose shape reaches past its storage (LibTorch rebuilt it
+// and reading it read out of bounds), and TorchScript source on which
+// LibTorch's compiler reads out of bounds (refused or, where it crashes, a
+// crash of the child that loads it, not of lpsim).
+TEST_F(TorchFileTest, FuzzerFindingsAreRefused) {
+  const std::string dir = std::string(LPSIM_SOURCE_DIR) + "/fuzz/corpus/torch_file/";
+  const std::pair<const char*, const char*> cases[] = {
+      {"pickle_string_1p75gb.pt", "claims 1879048195 bytes"},
+      {"storage_overrun.pt", "reaches past its stored data"},
+      {"libtorch_compiler_segv.pt", "corrupt or unsupported LibTorch file"},
+  };
+  for (const auto& [file, why] : cases) {
+    SCOPED_TRACE(file);
+    const StatusOr<TorchFile> f = ReadTorchFile(dir + file);
+    ASSERT_FALSE(f.ok());
+    EXPECT_NE(f.status().message().find(why), std::string::npos) << f.status().message();
+    const Result r = RunCommand(std::string(LPSIM_BIN) + " analyze " + dir + file + " 2>&1");
+    EXPECT_EQ(r.code, 2) << r.out;
   }
 }
 
