@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/torch_half.h"
 #include "cli/table.h"
 #include "core/output.h"
 #include "core/printable.h"
@@ -31,9 +32,6 @@
 #include "simd/role_quantizer.h"
 #include "simd/scaling.h"
 #include "store/npy.h"
-#ifdef LPSIM_HAVE_TRACKER
-#include "tracker/torch_file.h"
-#endif
 
 namespace lpsim::cli {
 
@@ -73,8 +71,7 @@ Status ReadInputs(const std::filesystem::path& p, const std::string& prefix,
   const std::string path = p.string();
   const bool npy = HasPrefix(path, "\x93NUMPY", 6);
   if (!npy && LooksLikeTorch(path)) {
-#ifdef LPSIM_HAVE_TRACKER
-    StatusOr<TorchFile> f = ReadTorchFile(path);
+    StatusOr<TorchFile> f = ReadTorchFileWithHelper(path);
     if (!f.ok()) return f.status();
     TorchFile file = std::move(f).value();
     for (const std::string& n : file.notes) notes->push_back(path + ": " + n);
@@ -83,13 +80,6 @@ Status ReadInputs(const std::filesystem::path& p, const std::string& prefix,
       out->push_back({prefix + t.name, std::move(t.shape), std::move(t.dtype), std::move(t.data)});
     }
     return Status();
-#else
-    (void)prefix;
-    (void)notes;
-    return Status::Error(path + " is a LibTorch file, but this lpsim was built without LibTorch "
-                         "(-DLPSIM_WITH_TORCH=OFF): rebuild with LibTorch, or save the tensors "
-                         "with numpy.save and analyze the .npy files");
-#endif
   }
   if (!npy && p.extension() != ".npy") {
     return Status::Error(path + ": neither a .npy file nor a LibTorch file (torch::save, "

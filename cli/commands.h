@@ -54,6 +54,12 @@ StatusOr<uint64_t> ParseSeed(const std::string& s);
 // `run` is a run directory or its run.db, as the readers take it.
 std::vector<std::string> RunFiles(const std::string& run);
 
+// Parses the command line, runs the selected command and returns its exit
+// code; --help, usage errors and anything a command lets escape (bad_alloc,
+// filesystem and JSON errors, LibTorch's) become one line on stderr. The
+// main() of lpsim and of lpsim_torch.
+int RunApp(CLI::App* app, const Command& run, int argc, char** argv);
+
 void AddFormatsCommand(CLI::App* app, Command* selected);
 void AddQuantizeCommand(CLI::App* app, Command* selected);
 void AddDemoCommand(CLI::App* app, Command* selected);
@@ -69,6 +75,7 @@ void AddTargetsCommand(CLI::App* app, Command* selected);
 void AddWatchCommand(CLI::App* app, Command* selected);  // live/ (lpsim watch)
 void AddJobsCommand(CLI::App* app, Command* selected);   // live/ (lpsim jobs)
 void AddValidateCommand(CLI::App* app, Command* selected);  // runs lpsim_validation
+void AddReadTorchFileCommand(CLI::App* app, Command* selected);  // lpsim_torch's, for analyze
 
 // The formats table (`lpsim formats`), shared with `lpsim demo`.
 std::string FormatsTable(const std::vector<Format>& formats);

@@ -1,8 +1,12 @@
 // The CLI's one way to print an error (commands.h).
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <iostream>
+#include <new>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -37,6 +41,40 @@ std::vector<std::string> RunFiles(const std::string& run) {
   const fs::path p(run);
   const std::string db = (fs::is_directory(p, ec) ? p / "run.db" : p).string();
   return {db, db + "-wal", db + "-shm", db + "-journal"};
+}
+
+int RunApp(CLI::App* app, const Command& run, int argc, char** argv) {
+  try {
+    app->parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version come through here too, with code 0; every real
+    // usage error is "bad input", whatever CLI11's own code for it.
+    return app->exit(e) == 0 ? kExitOk : kExitBadInput;
+  }
+  // The last line of defence: commands turn their errors into messages
+  // themselves; anything that still escapes is one line here, never a
+  // stack trace. A malformed JSON file is bad input; a file system error,
+  // no memory or an error inside LibTorch is a failure of the run.
+  const std::string name = app->get_subcommands().empty() ? std::string("lpsim")
+                                                         : "lpsim " + app->get_subcommands()[0]->get_name();
+  auto first_line = [](const char* what) {
+    const std::string s = what;
+    return s.substr(0, s.find('\n'));
+  };
+  try {
+    return run();
+  } catch (const std::bad_alloc&) {
+    std::cerr << name << ": error: out of memory: try a smaller input or fewer, smaller sizes\n";
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << name << ": error: " << lpsim::Printable(e.path1().string()) << ": "
+              << lpsim::Printable(e.code().message()) << "\n";
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << name << ": error: malformed JSON: " << lpsim::Printable(first_line(e.what())) << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {  // LibTorch's c10::Error among them
+    std::cerr << name << ": error: " << lpsim::Printable(first_line(e.what())) << "\n";
+  }
+  return kExitFailure;
 }
 
 }  // namespace lpsim::cli

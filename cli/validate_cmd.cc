@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/torch_half.h"
 
 namespace lpsim::cli {
 namespace {
@@ -32,17 +33,8 @@ struct ValidateArgs {
   std::string program;
 };
 
-std::string FindCorpus() {
-  if (const char* env = std::getenv("LPSIM_VALIDATION"); env && *env) return env;
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  const std::filesystem::path next = self.parent_path() / "lpsim_validation";
-  return std::filesystem::exists(next, ec) ? next.string() : "";
-}
-
 int Run(const ValidateArgs& a) {
-  const std::string exe = FindCorpus();
+  const std::string exe = FindHelper("lpsim_validation", "LPSIM_VALIDATION");
   if (exe.empty()) {
     return PrintError("validate",
                       "lpsim_validation was not found next to lpsim: build it (`cmake --build build --target "

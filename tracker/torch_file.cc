@@ -1,6 +1,5 @@
 #include "tracker/torch_file.h"
 
-#include <sys/wait.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/serialize.h>
 #include <torch/torch.h>
@@ -23,8 +22,7 @@ namespace {
 
 enum class FileKind { kZip, kPickle, kOther };
 
-constexpr const char* kWhatWeRead =
-    "lpsim reads files written by torch::save, torch.jit.save and torch.save; or save the tensors with numpy.save";
+
 
 FileKind Sniff(const std::string& b) {
   if (b.size() >= 4 && std::memcmp(b.data(), "PK\x03\x04", 4) == 0) return FileKind::kZip;
@@ -132,7 +130,7 @@ class Collector {
 };
 
 Status Corrupt(const std::string& path, const std::string& why) {
-  return Status::Error(path + ": corrupt or unsupported LibTorch file (" + why + "). " + kWhatWeRead);
+  return Status::Error(path + ": corrupt or unsupported LibTorch file (" + why + "). " + kTorchFilesRead);
 }
 
 // Loads the tensors with LibTorch, in this process. `bytes` passed
@@ -171,120 +169,9 @@ StatusOr<TorchFile> LoadInProcess(const std::string& bytes, FileKind kind, const
   }
 }
 
-// The child's answer on the pipe: a status byte, then the message, or the
-// tensors and notes. Integers in host order (the same program on both ends).
-class PipeWriter {
- public:
-  explicit PipeWriter(int fd) : fd_(fd) {}
-  bool Bytes(const void* p, size_t n) {
-    const char* c = static_cast<const char*>(p);
-    while (n > 0) {
-      const ssize_t w = ::write(fd_, c, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return false;
-      c += w;
-      n -= static_cast<size_t>(w);
-    }
-    return true;
-  }
-  bool U64(uint64_t v) { return Bytes(&v, sizeof v); }
-  bool Str(const std::string& s) { return U64(s.size()) && Bytes(s.data(), s.size()); }
-
- private:
-  int fd_;
-};
-
-class PipeReader {
- public:
-  explicit PipeReader(int fd) : fd_(fd) {}
-  bool Bytes(void* p, size_t n) {
-    char* c = static_cast<char*>(p);
-    while (n > 0) {
-      const ssize_t r = ::read(fd_, c, n);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return false;
-      c += r;
-      n -= static_cast<size_t>(r);
-    }
-    return true;
-  }
-  bool U64(uint64_t* v) { return Bytes(v, sizeof *v); }
-  // A length from the child is believed only up to `max`.
-  bool Str(std::string* s, uint64_t max) {
-    uint64_t n = 0;
-    if (!U64(&n) || n > max) return false;
-    s->resize(n);
-    return Bytes(s->data(), n);
-  }
-
- private:
-  int fd_;
-};
-
-void Answer(int fd, const StatusOr<TorchFile>& f) {
-  PipeWriter w(fd);
-  const uint8_t ok = f.ok() ? 1 : 0;
-  if (!w.Bytes(&ok, 1)) return;
-  if (!f.ok()) {
-    w.Str(f.status().message());
-    return;
-  }
-  if (!w.U64(f->tensors.size())) return;
-  for (const TorchTensor& t : f->tensors) {
-    if (!w.Str(t.name) || !w.Str(t.dtype) || !w.U64(t.shape.size())) return;
-    for (int64_t d : t.shape) {
-      if (!w.U64(static_cast<uint64_t>(d))) return;
-    }
-    if (!w.U64(t.data.size()) || !w.Bytes(t.data.data(), t.data.size() * sizeof(float))) return;
-  }
-  if (!w.U64(f->notes.size())) return;
-  for (const std::string& n : f->notes) {
-    if (!w.Str(n)) return;
-  }
-}
-
-// Reads the child's answer; false when it is cut short (the child died).
-bool Receive(int fd, StatusOr<TorchFile>* out) {
-  PipeReader r(fd);
-  constexpr uint64_t kMaxText = 1 << 20, kMaxCount = uint64_t{1} << 32, kMaxNumel = uint64_t{1} << 40;
-  uint8_t ok = 0;
-  if (!r.Bytes(&ok, 1)) return false;
-  if (!ok) {
-    std::string msg;
-    if (!r.Str(&msg, kMaxText)) return false;
-    *out = Status::Error(msg);
-    return true;
-  }
-  TorchFile f;
-  uint64_t n = 0;
-  if (!r.U64(&n) || n > kMaxCount) return false;
-  for (uint64_t i = 0; i < n; ++i) {
-    TorchTensor t;
-    uint64_t dims = 0, numel = 0;
-    if (!r.Str(&t.name, kMaxText) || !r.Str(&t.dtype, kMaxText) || !r.U64(&dims) || dims > 64) return false;
-    t.shape.resize(dims);
-    for (int64_t& d : t.shape) {
-      uint64_t v = 0;
-      if (!r.U64(&v)) return false;
-      d = static_cast<int64_t>(v);
-    }
-    if (!r.U64(&numel) || numel > kMaxNumel) return false;
-    t.data.resize(numel);
-    if (!r.Bytes(t.data.data(), numel * sizeof(float))) return false;
-    f.tensors.push_back(std::move(t));
-  }
-  if (!r.U64(&n) || n > kMaxCount) return false;
-  f.notes.resize(n);
-  for (std::string& note : f.notes) {
-    if (!r.Str(&note, kMaxText)) return false;
-  }
-  *out = std::move(f);
-  return true;
-}
-
 }  // namespace
 
-StatusOr<TorchFile> ReadTorchFile(const std::string& path) {
+StatusOr<TorchFile> LoadTorchFile(const std::string& path) {
   std::string bytes;
   {
     std::ifstream in(path, std::ios::binary);
@@ -300,10 +187,14 @@ StatusOr<TorchFile> ReadTorchFile(const std::string& path) {
   // LibTorch allocates whatever sizes the file states; refuse those that do
   // not fit in the file before it reads them.
   if (Status st = CheckTorchArchive(bytes); !st.ok()) return Status::Error(path + ": " + st.message());
+  return LoadInProcess(bytes, kind, path);
+}
+
+StatusOr<TorchFile> ReadTorchFile(const std::string& path) {
   // Loading a TorchScript archive compiles the Python source inside it, and
   // LibTorch's compiler reads out of bounds on some malformed sources (found
   // by fuzz/torch_file_fuzz.cc). It runs in a child process, so that a crash
-  // there is an error about the file, not a crash of lpsim.
+  // there is an error about the file, not a crash of the caller.
   int fds[2];
   if (::pipe(fds) != 0) return Status::Failed(path + ": cannot create a pipe: " + std::strerror(errno));
   std::fflush(nullptr);
@@ -315,24 +206,15 @@ StatusOr<TorchFile> ReadTorchFile(const std::string& path) {
   }
   if (pid == 0) {
     // A fault in LibTorch ends the child quietly (no handler of the parent's,
-    // such as a sanitizer's or a fuzzer's, reports it as lpsim's).
+    // such as a sanitizer's or a fuzzer's, reports it as the caller's).
     for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) std::signal(sig, SIG_DFL);
     ::close(fds[0]);
-    Answer(fds[1], LoadInProcess(bytes, kind, path));
+    SendTorchFile(fds[1], LoadTorchFile(path));
     ::close(fds[1]);
     ::_exit(0);
   }
   ::close(fds[1]);
-  StatusOr<TorchFile> out = Status::Error(path + ": no answer");
-  const bool complete = Receive(fds[0], &out);
-  ::close(fds[0]);
-  int wstatus = 0;
-  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-  }
-  if (complete && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) return out;
-  const std::string how =
-      WIFSIGNALED(wstatus) ? "crashed (signal " + std::to_string(WTERMSIG(wstatus)) + ")" : "failed";
-  return Corrupt(path, "LibTorch " + how + " while reading it");
+  return ReceiveTorchFile(fds[0], pid, path);
 }
 
 }  // namespace lpsim

@@ -7,34 +7,20 @@
 // tuple of tensors, such as a state_dict. Each floating-point tensor comes out
 // as fp32 named by its key ("fc1.weight"; "0", "1", ... for a tensor or a
 // vector of tensors); other tensors are skipped with a note. No torch type
-// appears here, so the CLI includes this header without compiling torch.
+// appears here (the tensors are store/torch_tensors.h's). `lpsim analyze`
+// does not link this: it runs `lpsim_torch _read-torch-file` (cli/).
 //
 //   StatusOr<TorchFile> f = ReadTorchFile("model.pt");
 //   for (const TorchTensor& t : f->tensors) Analyze(t.data.data(), t.data.size(), slots);
 #ifndef LPSIM_TRACKER_TORCH_FILE_H_
 #define LPSIM_TRACKER_TORCH_FILE_H_
 
-#include <cstdint>
 #include <string>
-#include <vector>
 
 #include "core/status.h"
+#include "store/torch_tensors.h"
 
 namespace lpsim {
-
-struct TorchTensor {
-  std::string name;            // the key in the file ("fc1.weight", "0")
-  std::vector<int64_t> shape;
-  std::string dtype;           // what the file stored: float32, float64, bfloat16, float16
-  // C order, fp32: bf16 and fp16 widened exactly, fp64 rounded once to
-  // nearest even (as ReadNpy does).
-  std::vector<float> data;
-};
-
-struct TorchFile {
-  std::vector<TorchTensor> tensors;  // in the file's order
-  std::vector<std::string> notes;    // skipped tensors, and why
-};
 
 // The tensors of a LibTorch file, loaded onto the CPU. The file is told by
 // its content, not its name: a zip archive ("PK\x03\x04": TorchScript, or
@@ -43,8 +29,13 @@ struct TorchFile {
 // expected. A hostile file cannot make it allocate beyond the file's size
 // (CheckTorchArchive), read past a tensor's data, or crash the caller:
 // LibTorch loads the file in a forked child that sends the tensors back
-// through a pipe.
+// through a pipe (store/torch_tensors.h).
 StatusOr<TorchFile> ReadTorchFile(const std::string& path);
+
+// The same checks and loading in this process, for a process that is
+// itself the child (`lpsim_torch _read-torch-file`): a fault inside
+// LibTorch ends the calling process.
+StatusOr<TorchFile> LoadTorchFile(const std::string& path);
 
 }  // namespace lpsim
 
