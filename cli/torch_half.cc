@@ -24,7 +24,7 @@ constexpr const char* kTorchHalf = "lpsim_torch";
 
 std::string MissingTorchHalf() {
   return std::string(kTorchHalf) +
-         " (lpsim's LibTorch half) was not found next to lpsim: build with LibTorch "
+         " (lpsim's LibTorch half), which was not found next to lpsim: build with LibTorch "
          "(-DLPSIM_WITH_TORCH=ON, the default), or set LPSIM_TORCH to its path";
 }
 
@@ -47,7 +47,7 @@ bool IsTorchCommand(const std::string& subcommand) { return subcommand == "demo"
 int ForwardToTorchHalf(int argc, char** argv) {
   const std::string command = argv[1];
   const std::string exe = FindHelper(kTorchHalf, "LPSIM_TORCH");
-  if (exe.empty()) return PrintError(command, "lpsim " + command + " needs " + MissingTorchHalf(), kExitBadInput);
+  if (exe.empty()) return PrintError(command, "lpsim " + command + " runs in " + MissingTorchHalf(), kExitBadInput);
   std::vector<char*> args(argv, argv + argc);
   args[0] = const_cast<char*>(exe.c_str());
   args.push_back(nullptr);
@@ -70,7 +70,7 @@ void AddTorchHalfCommands(CLI::App* app) {
 StatusOr<TorchFile> ReadTorchFileWithHelper(const std::string& path) {
   const std::string exe = FindHelper(kTorchHalf, "LPSIM_TORCH");
   if (exe.empty()) {
-    return Status::Error(path + " is a LibTorch file, but " + MissingTorchHalf() +
+    return Status::Error(path + " is a LibTorch file, read by " + MissingTorchHalf() +
                          "; or save the tensors with numpy.save and analyze the .npy files");
   }
   int fds[2];
