@@ -54,11 +54,12 @@ StatusOr<uint64_t> ParseSeed(const std::string& s);
 // `run` is a run directory or its run.db, as the readers take it.
 std::vector<std::string> RunFiles(const std::string& run);
 
-// Parses the command line, runs the selected command and returns its exit
-// code; --help, usage errors and anything a command lets escape (bad_alloc,
-// filesystem and JSON errors, LibTorch's) become one line on stderr. The
-// main() of lpsim and of lpsim_torch.
-int RunApp(CLI::App* app, const Command& run, int argc, char** argv);
+// Parses the command line (one subcommand; --version prints `version`),
+// runs the selected command and returns its exit code; --help, usage errors
+// and anything a command lets escape (bad_alloc, filesystem and JSON errors,
+// LibTorch's) become one line on stderr. The main() of lpsim and of
+// lpsim_torch.
+int RunApp(CLI::App* app, const Command& run, int argc, char** argv, const std::string& version);
 
 void AddFormatsCommand(CLI::App* app, Command* selected);
 void AddQuantizeCommand(CLI::App* app, Command* selected);

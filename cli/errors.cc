@@ -43,7 +43,9 @@ std::vector<std::string> RunFiles(const std::string& run) {
   return {db, db + "-wal", db + "-shm", db + "-journal"};
 }
 
-int RunApp(CLI::App* app, const Command& run, int argc, char** argv) {
+int RunApp(CLI::App* app, const Command& run, int argc, char** argv, const std::string& version) {
+  app->set_version_flag("--version", "lpsim " + version);
+  app->require_subcommand(1);
   try {
     app->parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -20,8 +20,6 @@ int main(int argc, char** argv) {
   // demo and replay are lpsim_torch's (cli/torch_half.h).
   if (argc > 1 && IsTorchCommand(argv[1])) return ForwardToTorchHalf(argc, argv);
   CLI::App app("lpsim: simulate low-precision float formats (fp8, fp6, fp4, bf16, ...)", "lpsim");
-  app.set_version_flag("--version", "lpsim " LPSIM_VERSION);
-  app.require_subcommand(1);
   Command run;
   AddFormatsCommand(&app, &run);
   AddQuantizeCommand(&app, &run);
@@ -37,5 +35,5 @@ int main(int argc, char** argv) {
   AddJobsCommand(&app, &run);
   AddValidateCommand(&app, &run);
   AddTorchHalfCommands(&app);
-  return RunApp(&app, run, argc, argv);
+  return RunApp(&app, run, argc, argv, LPSIM_VERSION);
 }

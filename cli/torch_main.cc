@@ -41,11 +41,9 @@ void AddReadTorchFileCommand(CLI::App* app, Command* selected) {
 int main(int argc, char** argv) {
   using namespace lpsim::cli;
   CLI::App app("lpsim: the commands that run LibTorch", "lpsim");
-  app.set_version_flag("--version", "lpsim " LPSIM_VERSION);
-  app.require_subcommand(1);
   Command run;
   AddDemoCommand(&app, &run);
   AddReplayCommand(&app, &run);
   AddReadTorchFileCommand(&app, &run);
-  return RunApp(&app, run, argc, argv);
+  return RunApp(&app, run, argc, argv, LPSIM_VERSION);
 }
