@@ -24,6 +24,15 @@ namespace {
 
 // ---- Models people train, at a size one core steps in about a second.
 
+// Gives every block the tracker and its taps' prefix, "blockN.".
+template <typename Blocks>
+void TrackBlocks(Blocks& blocks, Tracker* t) {
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    blocks[i]->tracker = t;
+    blocks[i]->prefix = "block" + std::to_string(i) + ".";
+  }
+}
+
 // A pre-norm decoder block: causal self-attention and a 4x MLP, each tap
 // named after the block.
 struct BlockImpl : torch::nn::Module {
@@ -70,10 +79,7 @@ struct TinyLmImpl : torch::nn::Module {
   }
   void SetTracker(Tracker* t) {
     tracker = t;
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      blocks[i]->tracker = t;
-      blocks[i]->prefix = "block" + std::to_string(i) + ".";
-    }
+    TrackBlocks(blocks, t);
   }
   // tokens [B, T] -> logits [B * T, vocab]
   torch::Tensor forward(const torch::Tensor& tokens) {
@@ -138,10 +144,7 @@ struct ResNetImpl : torch::nn::Module {
   }
   void SetTracker(Tracker* t) {
     tracker = t;
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      blocks[i]->tracker = t;
-      blocks[i]->prefix = "block" + std::to_string(i) + ".";
-    }
+    TrackBlocks(blocks, t);
   }
   torch::Tensor forward(const torch::Tensor& x) {
     torch::Tensor h = torch::relu(bn(stem(x)));

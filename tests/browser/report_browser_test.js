@@ -12,21 +12,11 @@ const {execFileSync} = require('child_process');
 const browser = require('../common/chromium');
 
 const {fail} = browser;
-const [lpsim, outDir] = process.argv.slice(2);
 
 async function main() {
-  if (!lpsim || !outDir) {
-    console.error('usage: node report_browser_test.js LPSIM_BIN OUT_DIR');
-    return 2;
-  }
-  const {chromium, skip} = browser.load();
-  if (skip) {
-    console.log('SKIP: ' + skip);
-    return browser.SKIP;
-  }
-  fs.rmSync(outDir, {recursive: true, force: true});
-  fs.mkdirSync(outDir, {recursive: true});
-  const runDir = path.join(outDir, 'run');
+  const t = browser.setUp();
+  if (t.code !== undefined) return t.code;
+  const {lpsim, outDir, chromium, runDir} = t;
   // A small real run; demo writes RUN_DIR/report.html and prints its path.
   const out = execFileSync(lpsim, ['demo', '--steps', '20', '--quiet', '--run-dir', runDir],
     {encoding: 'utf8'});

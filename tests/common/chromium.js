@@ -4,9 +4,9 @@
 // skips the test (exit code 77, ctest's SKIP_RETURN_CODE), it does not fail it.
 //
 //   const browser = require('../common/chromium');
-//   const {chromium, skip} = browser.load();
-//   if (skip) { console.log('SKIP: ' + skip); return browser.SKIP; }
-//   const context = await browser.launch(chromium, profileDir, {width: 1400, height: 1000});
+//   const t = browser.setUp();  // node TEST.js LPSIM_BIN OUT_DIR
+//   if (t.code !== undefined) return t.code;  // 2: usage, 77: skipped (it says why)
+//   const context = await browser.launch(t.chromium, path.join(t.outDir, 'profile'), {width: 1400, height: 1000});
 //   const page = context.pages()[0] || await context.newPage();
 //   const errors = browser.pageErrors(page);  // console errors and uncaught exceptions
 'use strict';
@@ -36,6 +36,25 @@ function load() {
   }
 }
 
+// The test's command line (LPSIM_BIN OUT_DIR), the browser, and OUT_DIR
+// emptied, with runDir = OUT_DIR/run for the demo's run; {code} instead when
+// the test cannot run: 2 on a bad command line, SKIP without a browser.
+function setUp() {
+  const [lpsim, outDir] = process.argv.slice(2);
+  if (!lpsim || !outDir) {
+    console.error('usage: node ' + path.basename(process.argv[1]) + ' LPSIM_BIN OUT_DIR');
+    return {code: 2};
+  }
+  const {chromium, skip} = load();
+  if (skip) {
+    console.log('SKIP: ' + skip);
+    return {code: SKIP};
+  }
+  fs.rmSync(outDir, {recursive: true, force: true});
+  fs.mkdirSync(outDir, {recursive: true});
+  return {lpsim, outDir, chromium, runDir: path.join(outDir, 'run')};
+}
+
 // A headless browser with its own profile in profileDir; close it when done.
 function launch(chromium, profileDir, viewport) {
   return chromium.launchPersistentContext(profileDir, {
@@ -55,4 +74,4 @@ function pageErrors(page) {
   return errors;
 }
 
-module.exports = {SKIP, fail, load, launch, pageErrors};
+module.exports = {SKIP, fail, setUp, launch, pageErrors};

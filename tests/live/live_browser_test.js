@@ -14,7 +14,6 @@ const {spawn} = require('child_process');
 const browser = require('../common/chromium');
 
 const {fail} = browser;
-const [lpsim, outDir] = process.argv.slice(2);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function waitFor(what, fn, ms) {
@@ -28,18 +27,9 @@ async function waitFor(what, fn, ms) {
 }
 
 async function main() {
-  if (!lpsim || !outDir) {
-    console.error('usage: node live_browser_test.js LPSIM_BIN OUT_DIR');
-    return 2;
-  }
-  const {chromium, skip} = browser.load();
-  if (skip) {
-    console.log('SKIP: ' + skip);
-    return browser.SKIP;
-  }
-  fs.rmSync(outDir, {recursive: true, force: true});
-  fs.mkdirSync(outDir, {recursive: true});
-  const runDir = path.join(outDir, 'run');
+  const t = browser.setUp();
+  if (t.code !== undefined) return t.code;
+  const {lpsim, outDir, chromium, runDir} = t;
   // Long enough to outlast the test; killed at the end.
   const demo = spawn(lpsim, ['demo', '--live', '--steps', '200000', '--quiet', '--run-dir', runDir],
     {stdio: ['ignore', 'ignore', 'pipe']});
