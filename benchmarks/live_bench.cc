@@ -19,7 +19,6 @@
 //
 //   build/bin/lpsim_live_bench --benchmark_min_time=1
 #include <benchmark/benchmark.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -32,6 +31,7 @@
 #include <vector>
 
 #include "analysis/step_analyzer.h"
+#include "benchmarks/train_step.h"
 #include "live/agent.h"
 #include "live/client.h"
 #include "tracker/demo.h"
@@ -81,10 +81,7 @@ class Reader {
   std::thread thread_;
 };
 
-std::string TempDir(const std::string& tag) {
-  return (std::filesystem::temp_directory_path() / ("lpsim_live_bench_" + std::to_string(::getpid()) + "_" + tag))
-      .string();
-}
+std::string TempDir(const std::string& tag) { return BenchRunDir("lpsim_live_bench", tag); }
 
 TrackerOptions StepOptions(const std::string& dir, bool background, bool live) {
   TrackerOptions o;
@@ -102,27 +99,17 @@ TrackerOptions StepOptions(const std::string& dir, bool background, bool live) {
 void BM_TrackedStep(benchmark::State& state) {
   const bool background = state.range(0) != 0;
   const int live = static_cast<int>(state.range(1));
-  torch::manual_seed(0);
-  const DemoTask task("mlp");
-  TrackedSequential model = task.MakeModel();
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
+  DemoTraining t("mlp");
   const std::string dir = TempDir("step");
-  std::unique_ptr<Tracker> tracker = std::make_unique<Tracker>(*model, optimizer, StepOptions(dir, background, live > 0));
+  std::unique_ptr<Tracker> tracker =
+      std::make_unique<Tracker>(*t.model, t.optimizer, StepOptions(dir, background, live > 0));
   std::unique_ptr<Reader> reader;
   if (live == 2) {
     reader = std::make_unique<Reader>(tracker->live_url(), "{}", *tracker->live_agent());
     if (!reader->subscribed()) state.SkipWithError("the stream did not open");
   }
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
-  for (int i = 0; i < 16; ++i) batches.push_back(task.Batch(kBatch));
-  size_t i = 0;
-  for (auto _ : state) {
-    const auto& [x, y] = batches[i++ % batches.size()];
-    optimizer.zero_grad();
-    torch::Tensor loss = torch::nn::functional::cross_entropy(model->forward(x), y);
-    loss.backward();
-    tracker->step(loss);
-  }
+  Batches batches(16, [&] { return t.task.Batch(kBatch); });
+  for (auto _ : state) TrainStep(t.model, t.optimizer, tracker.get(), batches.Next());
   state.SetItemsProcessed(state.iterations() * kBatch);
   state.counters["records_per_step"] = static_cast<double>(tracker->last_records().size());
   if (live > 0) {
@@ -152,21 +139,12 @@ struct StepPublications {
 };
 
 StepPublications RealStep() {
-  torch::manual_seed(0);
-  const DemoTask task("mlp");
-  TrackedSequential model = task.MakeModel();
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
+  DemoTraining t("mlp");
   const std::string dir = TempDir("sample");
   StepPublications p;
   {
-    Tracker tracker(*model, optimizer, StepOptions(dir, /*background=*/false, /*live=*/false));
-    for (int s = 0; s < 3; ++s) {
-      auto [x, y] = task.Batch(kBatch);
-      optimizer.zero_grad();
-      torch::Tensor loss = torch::nn::functional::cross_entropy(model->forward(x), y);
-      loss.backward();
-      tracker.step(loss);
-    }
+    Tracker tracker(*t.model, t.optimizer, StepOptions(dir, /*background=*/false, /*live=*/false));
+    for (int s = 0; s < 3; ++s) TrainStep(t.model, t.optimizer, &tracker, t.task.Batch(kBatch));
     p.records = tracker.last_records();
   }
   std::filesystem::remove_all(dir);

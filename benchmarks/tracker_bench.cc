@@ -8,7 +8,6 @@
 //
 //   build/bin/lpsim_tracker_bench --benchmark_min_time=2
 #include <benchmark/benchmark.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "benchmarks/train_step.h"
 #include "tracker/demo.h"
 #include "tracker/tracker.h"
 
@@ -23,6 +23,15 @@ namespace lpsim {
 namespace {
 
 // ---- Models people train, at a size one core steps in about a second.
+
+// Gives every block the tracker and its taps' prefix, "blockN.".
+template <typename Blocks>
+void TrackBlocks(Blocks& blocks, Tracker* t) {
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    blocks[i]->tracker = t;
+    blocks[i]->prefix = "block" + std::to_string(i) + ".";
+  }
+}
 
 // A pre-norm decoder block: causal self-attention and a 4x MLP, each tap
 // named after the block.
@@ -70,10 +79,7 @@ struct TinyLmImpl : torch::nn::Module {
   }
   void SetTracker(Tracker* t) {
     tracker = t;
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      blocks[i]->tracker = t;
-      blocks[i]->prefix = "block" + std::to_string(i) + ".";
-    }
+    TrackBlocks(blocks, t);
   }
   // tokens [B, T] -> logits [B * T, vocab]
   torch::Tensor forward(const torch::Tensor& tokens) {
@@ -138,10 +144,7 @@ struct ResNetImpl : torch::nn::Module {
   }
   void SetTracker(Tracker* t) {
     tracker = t;
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      blocks[i]->tracker = t;
-      blocks[i]->prefix = "block" + std::to_string(i) + ".";
-    }
+    TrackBlocks(blocks, t);
   }
   torch::Tensor forward(const torch::Tensor& x) {
     torch::Tensor h = torch::relu(bn(stem(x)));
@@ -209,11 +212,7 @@ std::unique_ptr<Tracker> MakeTracker(torch::nn::Module& model, torch::optim::Opt
   return std::make_unique<Tracker>(model, opt, o);
 }
 
-std::string RunDir(const std::string& model) {
-  return (std::filesystem::temp_directory_path() /
-          ("lpsim_bench_" + std::to_string(::getpid()) + "_" + model))
-      .string();
-}
+std::string RunDir(const std::string& model) { return BenchRunDir("lpsim_bench", model); }
 
 template <typename Model, typename Batch>
 void TrainLoop(benchmark::State& state, Model& model, const Mode& mode, const std::string& name,
@@ -223,20 +222,8 @@ void TrainLoop(benchmark::State& state, Model& model, const Mode& mode, const st
   ResetPeakRss();
   std::unique_ptr<Tracker> tracker = MakeTracker(*model, optimizer, mode, dir, /*target=*/true);
   model->SetTracker(tracker.get());
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
-  for (int i = 0; i < 4; ++i) batches.push_back(make_batch());
-  size_t i = 0;
-  for (auto _ : state) {
-    const auto& [x, y] = batches[i++ % batches.size()];
-    optimizer.zero_grad();
-    torch::Tensor loss = torch::nn::functional::cross_entropy(model->forward(x), y);
-    loss.backward();
-    if (tracker) {
-      tracker->step(loss);
-    } else {
-      optimizer.step();
-    }
-  }
+  Batches batches(4, make_batch);
+  for (auto _ : state) TrainStep(model, optimizer, tracker.get(), batches.Next());
   model->SetTracker(nullptr);
   tracker.reset();  // the queued analysis finishes inside the measurement's RSS
   state.counters["peak_rss_mib"] = PeakRssMib();
@@ -271,27 +258,12 @@ constexpr int64_t kDemoBatch = 64;
 
 void BM_TrainStep(benchmark::State& state, const std::string& model_name) {
   const Mode mode = ModeOf(state);
-  torch::manual_seed(0);
-  const DemoTask task(model_name);
-  TrackedSequential model = task.MakeModel();
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
+  DemoTraining t(model_name);
   const std::string dir = RunDir(model_name);
   ResetPeakRss();
-  std::unique_ptr<Tracker> tracker = MakeTracker(*model, optimizer, mode, dir, /*target=*/false);
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
-  for (int i = 0; i < 16; ++i) batches.push_back(task.Batch(kDemoBatch));
-  size_t i = 0;
-  for (auto _ : state) {
-    const auto& [x, y] = batches[i++ % batches.size()];
-    optimizer.zero_grad();
-    torch::Tensor loss = torch::nn::functional::cross_entropy(model->forward(x), y);
-    loss.backward();
-    if (tracker) {
-      tracker->step(loss);
-    } else {
-      optimizer.step();
-    }
-  }
+  std::unique_ptr<Tracker> tracker = MakeTracker(*t.model, t.optimizer, mode, dir, /*target=*/false);
+  Batches batches(16, [&] { return t.task.Batch(kDemoBatch); });
+  for (auto _ : state) TrainStep(t.model, t.optimizer, tracker.get(), batches.Next());
   tracker.reset();
   state.counters["peak_rss_mib"] = PeakRssMib();
   state.SetItemsProcessed(state.iterations() * kDemoBatch);

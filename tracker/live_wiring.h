@@ -2,7 +2,7 @@
 // live/agent.h, docs/live.md): starts the agent on the recording rank, hooks
 // it to the step analyzer, registers the tracker's knobs (every, paused,
 // formats) and keeps each knob command in the run. Torch-free, so that
-// tracker.cc only holds the calls:
+// Tracker::Impl only holds the calls:
 //
 //   LiveWiringOptions lo;  lo.port = 0;  lo.run_dir = "runs/exp1";
 //   StatusOr<std::unique_ptr<LiveWiring>> live = LiveWiring::Start(lo);

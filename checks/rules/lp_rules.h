@@ -26,92 +26,95 @@ namespace lpsim {
 // optimizer state left out).
 constexpr int kLpDefaultRoles = 15;
 
-struct LpUnderflowParams {
-  double max_share = 0.1;
-  // ... and the cast keeps less than this SNR: the flushed values carried
-  // the gradient (10 dB: 10% of its energy lost), not just its tail.
-  double max_snr_db = 10;
+// The parameter every lp_* rule has, `roles`; each rule's Visit lists it
+// after its own.
+struct LpRoles {
   int roles = kLpDefaultRoles;
   template <typename Self, typename V>
-  static void Visit(Self& p, V&& v) {
-    v("max_share", p.max_share, 0, 1);
-    v("max_snr_db", p.max_snr_db, -kNoLimit, kNoLimit);
+  static void VisitRoles(Self& p, V&& v) {
     v("roles", p.roles, 0, kAllRolesBits);
   }
 };
 
-struct LpOverflowParams {
+struct LpUnderflowParams : LpRoles {
+  double max_share = 0.1;
+  // ... and the cast keeps less than this SNR: the flushed values carried
+  // the gradient (10 dB: 10% of its energy lost), not just its tail.
+  double max_snr_db = 10;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("max_share", p.max_share, 0, 1);
+    v("max_snr_db", p.max_snr_db, -kNoLimit, kNoLimit);
+    VisitRoles(p, v);
+  }
+};
+
+struct LpOverflowParams : LpRoles {
   double max_share = 1e-2;
   int window = 10;
   int min_hits = 3;
   int min_numel = 64;
-  int roles = kLpDefaultRoles;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_share", p.max_share, 0, 1);
     v("window", p.window, 1, kNoLimit);
     v("min_hits", p.min_hits, 1, kNoLimit);
     v("min_numel", p.min_numel, 0, kNoLimit);
-    v("roles", p.roles, 0, kAllRolesBits);
+    VisitRoles(p, v);
   }
 };
 
-struct LpHeadroomParams {
+struct LpHeadroomParams : LpRoles {
   int window = 20;
   double min_r2 = 0.8;
   double horizon = 100;  // 5 windows: a 20-record trend says nothing of step 2000
-  int roles = kLpDefaultRoles;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("window", p.window, 3, kNoLimit);
     v("min_r2", p.min_r2, 0, 1);
     v("horizon", p.horizon, 0, kNoLimit);
-    v("roles", p.roles, 0, kAllRolesBits);
+    VisitRoles(p, v);
   }
 };
 
-struct LpDynamicRangeParams {
+struct LpDynamicRangeParams : LpRoles {
   double quantile = 0.1;
-  int roles = kLpDefaultRoles;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("quantile", p.quantile, 0, 1);
-    v("roles", p.roles, 0, kAllRolesBits);
+    VisitRoles(p, v);
   }
 };
 
-struct LpSnrParams {
+struct LpSnrParams : LpRoles {
   double min_snr_db = 10;
-  int roles = kLpDefaultRoles;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("min_snr_db", p.min_snr_db, -kNoLimit, kNoLimit);
-    v("roles", p.roles, 0, kAllRolesBits);
+    VisitRoles(p, v);
   }
 };
 
-struct LpStaleScalingParams {
+struct LpStaleScalingParams : LpRoles {
   int steps = 32;
   double min_amax_change_log2 = 1;
-  int roles = kLpDefaultRoles;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("steps", p.steps, 2, kNoLimit);
     v("min_amax_change_log2", p.min_amax_change_log2, 0, kNoLimit);
-    v("roles", p.roles, 0, kAllRolesBits);
+    VisitRoles(p, v);
   }
 };
 
 // Delayed scaling's warm-up: the first `records` records of each tensor,
 // while the amax history is still short (it starts empty, scale 1, as
 // Transformer Engine's DelayedScaling does) and amax grows past it.
-struct LpDelayedWarmupParams {
+struct LpDelayedWarmupParams : LpRoles {
   int records = 16;
-  int roles = kLpDefaultRoles;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("records", p.records, 1, kNoLimit);
-    v("roles", p.roles, 0, kAllRolesBits);
+    VisitRoles(p, v);
   }
 };
 

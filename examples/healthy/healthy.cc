@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "examples/common/training.h"
 #include "tracker/demo.h"
 #include "tracker/tracker.h"
 
@@ -28,6 +29,10 @@ namespace {
 
 using lpsim::Finding;
 using lpsim::TrackedSequential;
+using lpsim::examples::Act;
+using lpsim::examples::LrAt;
+using lpsim::examples::MakeOptimizer;
+using lpsim::examples::Residual;
 namespace nn = torch::nn;
 using Batch = std::pair<torch::Tensor, torch::Tensor>;
 using LossFn = std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)>;
@@ -96,22 +101,6 @@ torch::Tensor Bce(const torch::Tensor& o, const torch::Tensor& y) {
 
 // --- models -------------------------------------------------------------------
 
-// x + f(x): a residual block (tapped as one module).
-struct ResidualImpl : nn::Module {
-  ResidualImpl(int64_t width, bool layer_norm) {
-    fc1 = register_module("fc1", nn::Linear(width, width));
-    fc2 = register_module("fc2", nn::Linear(width, width));
-    if (layer_norm) ln = register_module("ln", nn::LayerNorm(nn::LayerNormOptions({width})));
-  }
-  torch::Tensor forward(torch::Tensor x) {
-    torch::Tensor h = ln ? ln->forward(x) : x;
-    return x + fc2->forward(torch::relu(fc1->forward(h)));
-  }
-  nn::Linear fc1{nullptr}, fc2{nullptr};
-  nn::LayerNorm ln{nullptr};
-};
-TORCH_MODULE(Residual);
-
 struct ModelSpec {
   int64_t in = 2, hidden = 32, out = 3;
   int layers = 2;
@@ -121,14 +110,6 @@ struct ModelSpec {
   int residual_blocks = 0;     // after the first layer, instead of more layers
   double head_scale = 1;       // the last layer's weights multiplied by this (small head)
 };
-
-nn::AnyModule Act(const std::string& act) {
-  if (act == "tanh") return nn::AnyModule(nn::Tanh());
-  if (act == "sigmoid") return nn::AnyModule(nn::Sigmoid());
-  if (act == "gelu") return nn::AnyModule(nn::GELU());
-  if (act == "leaky") return nn::AnyModule(nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.05)));
-  return nn::AnyModule(nn::ReLU());
-}
 
 TrackedSequential Mlp(const ModelSpec& s) {
   torch::OrderedDict<std::string, nn::AnyModule> m;
@@ -156,20 +137,8 @@ TrackedSequential Mlp(const ModelSpec& s) {
   return TrackedSequential(std::move(m));
 }
 
-TrackedSequential Cnn(bool batch_norm) {
-  torch::OrderedDict<std::string, nn::AnyModule> m;
-  m.insert("conv1", nn::AnyModule(nn::Conv2d(nn::Conv2dOptions(1, 8, 3).padding(1))));
-  if (batch_norm) m.insert("bn1", nn::AnyModule(nn::BatchNorm2d(8)));
-  m.insert("act1", nn::AnyModule(nn::ReLU()));
-  m.insert("pool1", nn::AnyModule(nn::MaxPool2d(2)));
-  m.insert("conv2", nn::AnyModule(nn::Conv2d(nn::Conv2dOptions(8, 16, 3).padding(1))));
-  if (batch_norm) m.insert("bn2", nn::AnyModule(nn::BatchNorm2d(16)));
-  m.insert("act2", nn::AnyModule(nn::ReLU()));
-  m.insert("pool2", nn::AnyModule(nn::MaxPool2d(2)));
-  m.insert("flat", nn::AnyModule(nn::Flatten()));
-  m.insert("out", nn::AnyModule(nn::Linear(16 * 4 * 4, 10)));
-  return TrackedSequential(std::move(m));
-}
+// The 2-conv CNN of the 1x16x16 images (10 classes).
+TrackedSequential Cnn(bool batch_norm) { return lpsim::examples::Cnn(batch_norm, 10, 8, 16); }
 
 // --- programs -------------------------------------------------------------------
 
@@ -183,29 +152,6 @@ struct Program {
   std::string schedule = "constant";  // constant, warmup, cosine, step
   int steps = 150;
 };
-
-std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const Program& p, nn::Module& m) {
-  auto params = m.parameters();
-  if (p.optimizer == "adamw") {
-    return std::make_unique<torch::optim::AdamW>(params, torch::optim::AdamWOptions(p.lr).weight_decay(1e-2));
-  }
-  if (p.optimizer == "sgd") return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(p.lr));
-  if (p.optimizer == "momentum") {
-    return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(p.lr).momentum(0.9));
-  }
-  if (p.optimizer == "rmsprop") {
-    return std::make_unique<torch::optim::RMSprop>(params, torch::optim::RMSpropOptions(p.lr));
-  }
-  return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(p.lr));
-}
-
-double LrAt(const Program& p, int s) {
-  const double t = static_cast<double>(s) / p.steps;
-  if (p.schedule == "warmup") return p.lr * std::min(1.0, (s + 1) / 20.0);
-  if (p.schedule == "cosine") return p.lr * 0.5 * (1 + std::cos(M_PI * t));
-  if (p.schedule == "step") return p.lr * (s < p.steps / 2 ? 1.0 : 0.1);
-  return p.lr;
-}
 
 struct Outcome {
   std::vector<Finding> classic;  // warnings and errors of the classic rules
@@ -221,7 +167,7 @@ bool Classic(const Finding& f) {
 Outcome Train(const Program& p) {
   torch::manual_seed(1);
   TrackedSequential model = p.model();
-  std::unique_ptr<torch::optim::Optimizer> opt = MakeOptimizer(p, *model);
+  std::unique_ptr<torch::optim::Optimizer> opt = MakeOptimizer({p.optimizer, p.lr}, model->parameters());
   std::function<Batch(int)> data = p.data();
   lpsim::TrackerOptions o;
   o.run_dir = g_root + "/" + p.name;
@@ -231,7 +177,7 @@ Outcome Train(const Program& p) {
   lpsim::Tracker tracker(*model, *opt, o);
   std::vector<double> losses;
   for (int s = 0; s < p.steps; ++s) {
-    for (auto& g : opt->param_groups()) g.options().set_lr(LrAt(p, s));
+    for (auto& g : opt->param_groups()) g.options().set_lr(LrAt(p.schedule, p.lr, s, p.steps));
     auto [x, y] = data(s);
     tracker.set_batch(x, y);
     opt->zero_grad();

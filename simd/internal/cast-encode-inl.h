@@ -25,6 +25,26 @@ namespace lpsim {
 namespace simd {
 namespace HWY_NAMESPACE {
 
+// Step 4 for fp32 subnormal inputs (the `subnormal` lanes, rare): the exact
+// int->float conversion of the bits finds the leading one (lead = its
+// position, 0..22); sig gets it at bit 23 and biased = lead - 22 <= 0.
+// Shared by EncodeGeneral and EncodeCommon.
+template <class M>
+HWY_INLINE void NormalizeSubnormals(VU vabs, M subnormal, VU& sig, VI& biased) {
+  const DF df;
+  const DU du;
+  const DI di;
+  if (HWY_UNLIKELY(!hn::AllFalse(du, subnormal))) {
+    const VI lead = hn::Sub(
+        hn::BitCast(di, hn::ShiftRight<23>(hn::BitCast(du, hn::ConvertTo(df, hn::BitCast(di, vabs))))),
+        hn::Set(di, 127));
+    const VU up = hn::BitCast(du, hn::Min(hn::Max(hn::Sub(hn::Set(di, 23), lead), hn::Zero(di)),
+                                          hn::Set(di, 31)));
+    sig = hn::IfThenElse(subnormal, hn::Shl(vabs, up), sig);
+    biased = hn::IfThenElse(hn::RebindMask(di, subnormal), hn::Sub(lead, hn::Set(di, 22)), biased);
+  }
+}
+
 // Path B: the reference's steps 2-7 for lanes whose v = x*scale is finite and
 // nonzero, or zero with x zero. `r` holds the stochastic bits. Produces the
 // code (kCode) and the decoded value's fp32 bits before the 1/scale multiply
@@ -42,17 +62,7 @@ HWY_INLINE void EncodeGeneral(const internal::CastParams& p, VU vb, VU vabs, VU 
   VU sig = hn::Or(hn::And(vabs, hn::Set(du, 0x7fffffu)), hn::Set(du, 0x800000u));
   const auto subnormal = hn::AndNot(hn::Eq(vabs, hn::Zero(du)),
                                     hn::RebindMask(du, hn::Eq(biased, hn::Zero(di))));
-  if (HWY_UNLIKELY(!hn::AllFalse(du, subnormal))) {
-    // fp32 subnormals: the exact int->float conversion of the bits finds the
-    // leading one (lead = its position, 0..22); biased = lead - 22 <= 0.
-    const VI lead = hn::Sub(
-        hn::BitCast(di, hn::ShiftRight<23>(hn::BitCast(du, hn::ConvertTo(df, hn::BitCast(di, vabs))))),
-        hn::Set(di, 127));
-    const VU up = hn::BitCast(du, hn::Min(hn::Max(hn::Sub(hn::Set(di, 23), lead), hn::Zero(di)),
-                                          hn::Set(di, 31)));
-    sig = hn::IfThenElse(subnormal, hn::Shl(vabs, up), sig);
-    biased = hn::IfThenElse(hn::RebindMask(di, subnormal), hn::Sub(lead, hn::Set(di, 22)), biased);
-  }
+  NormalizeSubnormals(vabs, subnormal, sig, biased);
   const VI emin_b = hn::Set(di, p.emin + 127);
   // 5. shift = 23 + (e_eff - m) - e = (23 - m) + max(emin - e, 0).
   const VI shift = hn::Add(hn::Set(di, static_cast<int32_t>(p.s)),
@@ -159,15 +169,7 @@ HWY_INLINE VU EncodeCommon(const internal::CastParams& p, VU vb, VU vabs, VU r,
   VU sig = hn::IfThenZeroElse(
       vzero, hn::Or(hn::And(vabs, hn::Set(du, 0x7fffffu)), hn::Set(du, 0x800000u)));
   const auto subnormal = hn::AndNot(vzero, hn::RebindMask(du, hn::Eq(biased, hn::Zero(di))));
-  if (HWY_UNLIKELY(!hn::AllFalse(du, subnormal))) {
-    const VI lead = hn::Sub(
-        hn::BitCast(di, hn::ShiftRight<23>(hn::BitCast(du, hn::ConvertTo(df, hn::BitCast(di, vabs))))),
-        hn::Set(di, 127));
-    const VU up = hn::BitCast(du, hn::Min(hn::Max(hn::Sub(hn::Set(di, 23), lead), hn::Zero(di)),
-                                          hn::Set(di, 31)));
-    sig = hn::IfThenElse(subnormal, hn::Shl(vabs, up), sig);
-    biased = hn::IfThenElse(hn::RebindMask(di, subnormal), hn::Sub(lead, hn::Set(di, 22)), biased);
-  }
+  NormalizeSubnormals(vabs, subnormal, sig, biased);
   const VI emin_b = hn::Set(di, p.emin + 127);
   const VI below = hn::Max(hn::Sub(emin_b, biased), hn::Zero(di));  // emin - e if positive
   const VI shift = hn::Add(hn::Set(di, static_cast<int32_t>(p.s)), below);

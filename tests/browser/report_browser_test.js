@@ -9,35 +9,14 @@
 const fs = require('fs');
 const path = require('path');
 const {execFileSync} = require('child_process');
+const browser = require('../common/chromium');
 
-const [lpsim, outDir] = process.argv.slice(2);
-const chromiumPath = process.env.LPSIM_CHROMIUM || '/usr/bin/chromium';
-const SKIP = 77;
-
-function fail(msg) {
-  console.error('FAIL: ' + msg);
-  process.exitCode = 1;
-}
+const {fail} = browser;
 
 async function main() {
-  if (!lpsim || !outDir) {
-    console.error('usage: node report_browser_test.js LPSIM_BIN OUT_DIR');
-    return 2;
-  }
-  if (!fs.existsSync(chromiumPath)) {
-    console.log('SKIP: no Chromium at ' + chromiumPath + ' (scripts/setup.sh installs it)');
-    return SKIP;
-  }
-  let chromium;
-  try {
-    ({chromium} = require(path.join(__dirname, '../../report/web/node_modules/playwright-core')));
-  } catch (e) {
-    console.log('SKIP: playwright-core is not installed (scripts/setup.sh runs npm ci in report/web)');
-    return SKIP;
-  }
-  fs.rmSync(outDir, {recursive: true, force: true});
-  fs.mkdirSync(outDir, {recursive: true});
-  const runDir = path.join(outDir, 'run');
+  const t = browser.setUp();
+  if (t.code !== undefined) return t.code;
+  const {lpsim, outDir, chromium, runDir} = t;
   // A small real run; demo writes RUN_DIR/report.html and prints its path.
   const out = execFileSync(lpsim, ['demo', '--steps', '20', '--quiet', '--run-dir', runDir],
     {encoding: 'utf8'});
@@ -50,19 +29,12 @@ async function main() {
     fail('the report loads external resources');
   }
 
-  const context = await chromium.launchPersistentContext(path.join(outDir, 'profile'), {
-    executablePath: chromiumPath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run'],
-    viewport: {width: 1400, height: 1000},
-  });
-  const errors = [];
+  const context = await browser.launch(chromium, path.join(outDir, 'profile'), {width: 1400, height: 1000});
+  let errors = [];
   const requests = [];
   try {
     const page = context.pages()[0] || await context.newPage();
-    page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
-    page.on('pageerror', (err) => errors.push(String(err)));
+    errors = browser.pageErrors(page);
     page.on('request', (req) => { if (!req.url().startsWith('file:') && !req.url().startsWith('data:')) requests.push(req.url()); });
     await page.goto('file://' + path.resolve(report));
     await page.waitForFunction(() => window.lpsim && window.lpsim.ready, null, {timeout: 30000});

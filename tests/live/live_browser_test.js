@@ -11,16 +11,10 @@
 const fs = require('fs');
 const path = require('path');
 const {spawn} = require('child_process');
+const browser = require('../common/chromium');
 
-const [lpsim, outDir] = process.argv.slice(2);
-const chromiumPath = process.env.LPSIM_CHROMIUM || '/usr/bin/chromium';
-const SKIP = 77;
+const {fail} = browser;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function fail(msg) {
-  console.error('FAIL: ' + msg);
-  process.exitCode = 1;
-}
 
 async function waitFor(what, fn, ms) {
   const end = Date.now() + ms;
@@ -33,24 +27,9 @@ async function waitFor(what, fn, ms) {
 }
 
 async function main() {
-  if (!lpsim || !outDir) {
-    console.error('usage: node live_browser_test.js LPSIM_BIN OUT_DIR');
-    return 2;
-  }
-  if (!fs.existsSync(chromiumPath)) {
-    console.log('SKIP: no Chromium at ' + chromiumPath + ' (scripts/setup.sh installs it)');
-    return SKIP;
-  }
-  let chromium;
-  try {
-    ({chromium} = require(path.join(__dirname, '../../report/web/node_modules/playwright-core')));
-  } catch (e) {
-    console.log('SKIP: playwright-core is not installed (scripts/setup.sh runs npm ci in report/web)');
-    return SKIP;
-  }
-  fs.rmSync(outDir, {recursive: true, force: true});
-  fs.mkdirSync(outDir, {recursive: true});
-  const runDir = path.join(outDir, 'run');
+  const t = browser.setUp();
+  if (t.code !== undefined) return t.code;
+  const {lpsim, outDir, chromium, runDir} = t;
   // Long enough to outlast the test; killed at the end.
   const demo = spawn(lpsim, ['demo', '--live', '--steps', '200000', '--quiet', '--run-dir', runDir],
     {stdio: ['ignore', 'ignore', 'pipe']});
@@ -71,18 +50,10 @@ async function main() {
     await waitFor('the URL on stderr', () => stderr.includes(url), 10000)
       .catch(() => fail('the URL was not printed: ' + stderr));
 
-    context = await chromium.launchPersistentContext(path.join(outDir, 'profile'), {
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-        '--disable-component-update', '--no-first-run'],
-      viewport: {width: 1400, height: 1400},
-    });
-    const errors = [];
+    context = await browser.launch(chromium, path.join(outDir, 'profile'), {width: 1400, height: 1400});
     const outside = [];
     const page = context.pages()[0] || await context.newPage();
-    page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
-    page.on('pageerror', (err) => errors.push(String(err)));
+    const errors = browser.pageErrors(page);
     page.on('request', (req) => { if (!req.url().startsWith('http://127.0.0.1:')) outside.push(req.url()); });
     await page.goto(url);
     await page.waitForFunction(() => window.lpsimLive, null, {timeout: 20000});

@@ -5,13 +5,13 @@
 #include "tracker/capture.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 
 #include "store/run_db.h"
 #include "tracker/demo.h"
+#include "tests/tracker/test_net.h"
 #include "tracker/tracker.h"
 
 namespace lpsim {
@@ -19,11 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string TempRunDir(const std::string& tag) {
-  const fs::path dir = fs::temp_directory_path() / ("lpsim_capture_" + tag + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir.string();
-}
+std::string TempRunDir(const std::string& tag) { return TestRunDir("capture", tag); }
 
 TEST(Capture, PlantedNanIsCapturedAndReplayed) {
   torch::manual_seed(0);

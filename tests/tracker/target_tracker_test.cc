@@ -4,7 +4,6 @@
 // the formats/ and simd/ primitives: int8 NPU weights per channel and
 // activations per tensor with a zero point, BF16 optimizer state.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -15,32 +14,13 @@
 #include "core/target.h"
 #include "formats/integer.h"
 #include "store/run_db.h"
+#include "tests/tracker/test_net.h"
 #include "tracker/tracker.h"
 
 namespace lpsim {
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string TempRunDir(const std::string& tag) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("lpsim_target_tracker_" + tag + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir.string();
-}
-
-struct Net : torch::nn::Module {
-  Net() {
-    fc1 = register_module("fc1", torch::nn::Linear(8, 16));
-    fc2 = register_module("fc2", torch::nn::Linear(16, 4));
-  }
-  torch::Tensor forward(Tracker& t, torch::Tensor x) {
-    x = t.tap("fc1", fc1->forward(x), "Linear");
-    x = torch::relu(x);
-    return t.tap("fc2", fc2->forward(x), "Linear");
-  }
-  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
-};
+std::string TempRunDir(const std::string& tag) { return TestRunDir("target_tracker", tag); }
 
 class TargetTracker : public ::testing::Test {
  protected:

@@ -2,6 +2,7 @@
 // keep their state, selection and sampling work, bad input is refused
 // clearly, non-finite steps are skipped, simulate mode quantizes, and two
 // ranks reduce into one record.
+#include "tests/tracker/test_net.h"
 #include "tracker/tracker.h"
 
 #include <arpa/inet.h>
@@ -9,7 +10,6 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -27,25 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string TempRunDir(const std::string& tag) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("lpsim_tracker_" + tag + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir.string();
-}
-
-struct Net : torch::nn::Module {
-  Net() {
-    fc1 = register_module("fc1", torch::nn::Linear(8, 16));
-    fc2 = register_module("fc2", torch::nn::Linear(16, 4));
-  }
-  torch::Tensor forward(Tracker& t, torch::Tensor x) {
-    x = t.tap("fc1", fc1->forward(x), "Linear");
-    x = torch::relu(x);
-    return t.tap("fc2", fc2->forward(x), "Linear");
-  }
-  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
-};
+std::string TempRunDir(const std::string& tag) { return TestRunDir("tracker", tag); }
 
 std::vector<TensorRecord> ReadAll(const std::string& run_dir, RecordFilter filter = {}) {
   StatusOr<std::unique_ptr<RunReader>> r = RunReader::Open(run_dir);

@@ -1,0 +1,166 @@
+// Tracker's insides, shared by the files that define them: tracker.cc (the
+// public Tracker, taps and records), tracker_setup.cc (options, validation and
+// opening the run), tracker_simulate.cc (simulate mode's fake quantization)
+// and tracker_step.cc (Step, the rules' policies and captures). Not part of
+// the public API.
+#ifndef LPSIM_TRACKER_INTERNAL_TRACKER_IMPL_H_
+#define LPSIM_TRACKER_INTERNAL_TRACKER_IMPL_H_
+
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "analysis/step_analyzer.h"
+#include "core/target.h"
+#include "simd/role_quantizer.h"
+#include "simd/scaling.h"
+#include "store/run_db.h"
+#include "tracker/layers.h"
+#include "tracker/live_wiring.h"
+#include "tracker/tracker.h"
+
+namespace lpsim {
+
+class Tracker::Impl {
+ public:
+  Impl(torch::nn::Module& model, torch::optim::Optimizer& optimizer, TrackerOptions opt)
+      : model_(model), optimizer_(optimizer), opt_(std::move(opt)) {}
+  // The layers go back to plain torch with the tracker (the model outlives
+  // it), unless someone gave them another unit since.
+  ~Impl() {
+    for (UnitLayer* layer : unit_layers_) {
+      if (layer->unit() == unit_gemms_) (void)layer->set_unit({});
+    }
+  }
+
+  Status Init(Tracker* owner);
+  // The matrix unit of simulate mode (TrackerOptions::matmul_unit or the
+  // target's) with the role formats, validated; null when there is none.
+  Status ResolveUnit();
+  // TrackerOptions::judge_formats when left empty (see there).
+  std::map<Role, std::string> DefaultJudgeFormats() const;
+  torch::Tensor Tap(const std::string& name, const torch::Tensor& x,
+                    const std::string& module_type);
+  StepResult Step(const torch::Tensor& loss);
+  void Scalar(const std::string& name, double value);
+  Status Close(const std::string& status);
+  void SetBatch(const torch::Tensor& inputs, const torch::Tensor& targets);
+  std::vector<Finding> findings() const { return analyzer_->findings(); }
+
+  int64_t step() const { return step_; }
+  bool Tracking() const { return !paused_ && step_ % opt_.every == 0; }
+  live::Agent* agent() const { return live_ ? live_->agent() : nullptr; }
+  const std::string& run_path() const { return run_path_; }
+  std::vector<std::string> notes() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return notes_;
+  }
+  std::vector<TensorRecord> last_records() const { return analyzer_->last_records(); }
+
+ private:
+  struct Param {
+    std::string name;
+    torch::Tensor tensor;
+    torch::Tensor master;  // simulate mode: fp32 master copy
+  };
+
+  const Scaling& RecipeFor(Role role) const {
+    auto it = opt_.role_scaling.find(role);
+    return it == opt_.role_scaling.end() ? opt_.scaling : it->second;
+  }
+  bool Selected(const std::string& name, Role role) {
+    if (!Contains(opt_.roles, role)) return false;
+    if (opt_.include.empty() && opt_.exclude.empty()) return true;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, fresh] = selected_.try_emplace(name, true);
+    if (fresh) {  // std::regex is slow: match each name once
+      it->second = (opt_.include.empty() || std::regex_search(name, include_re_)) &&
+                   (opt_.exclude.empty() || !std::regex_search(name, exclude_re_));
+    }
+    return it->second;
+  }
+  void Note(const std::string& key, const std::string& text);
+  // A contiguous fp32 CPU view of t (a copy when needed), or undefined after
+  // recording a note when t cannot be analyzed.
+  torch::Tensor AsFloat(const std::string& name, const torch::Tensor& t);
+  // Hands t's values to the analyzer (a copy in the background mode).
+  void Snapshot(TensorSnapshot s, const torch::Tensor& t);
+  void Record(const std::string& name, Role role, const torch::Tensor& t,
+              const std::string& module_type);
+  torch::Tensor FakeQuant(const Format& f, const std::string& key, Role role,
+                          const torch::Tensor& x);
+  // Simulate mode with a target: x as the target stores `role`.
+  torch::Tensor SimulateRole(TargetRole role, const std::string& key, const torch::Tensor& x);
+  std::vector<std::pair<const char*, torch::Tensor>> OptimizerState(const Param& p);
+  float GlobalAmax(const torch::Tensor& x);
+  static bool AllFinite(const torch::Tensor& t);
+  void RecordOptimizerState(const Param& p);
+  // A scalar to the run and to the rules.
+  void AddScalar(const ScalarRecord& s) {
+    if (writer_) analyzer_->Add(s);
+  }
+  // Writes RUN_DIR/captures/step_N/ for finding f; returns the folder or "".
+  std::string Capture(const Finding& f, bool applied, double loss);
+  // Applies the policies of the rules' new findings (result is null at
+  // Close: only warn applies); returns the message of a "raise" finding.
+  std::string Check(StepResult* result, double loss);
+  Policy PolicyFor(const std::string& rule) const {
+    auto it = opt_.check_config.rules.find(rule);
+    return it == opt_.check_config.rules.end() ? Policy::kLog : it->second.policy;
+  }
+
+  torch::nn::Module& model_;
+  torch::optim::Optimizer& optimizer_;
+  TrackerOptions opt_;
+  std::vector<Format> formats_;
+  Format sim_fwd_, sim_bwd_;
+  std::regex include_re_, exclude_re_;
+  std::unique_ptr<LiveWiring> live_;  // before analyzer_: outlives its hooks
+  std::unique_ptr<RunWriter> writer_;
+  std::unique_ptr<StepAnalyzer> analyzer_;  // after writer_: destroyed first
+  std::string run_path_;
+  std::vector<Param> params_;
+  int rank_ = 0;
+  int64_t step_ = 0;
+  bool paused_ = false;  // live knob: no tensor records until resumed
+  bool closed_ = false;
+
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, DelayedScaler> sim_delayed_;  // simulate, per tensor
+  std::optional<Target> target_;
+  c10::intrusive_ptr<UnitGemms> unit_gemms_;  // simulate mode with a matrix unit
+  std::vector<UnitLayer*> unit_layers_;        // the layers given unit_gemms_
+  std::set<Role> explicit_scaling_;  // roles whose recipe TrackerOptions.role_scaling set
+  std::unordered_map<std::string, std::unique_ptr<RoleQuantizer>> sim_roles_;  // simulate + target
+  std::unordered_map<std::string, bool> selected_;             // name -> include/exclude verdict
+  std::vector<std::string> notes_;
+  std::set<std::string> noted_;
+  std::vector<std::vector<float>> before_;  // weights before the update (update ratios)
+
+  std::set<std::string> warned_;
+  torch::Tensor batch_inputs_, batch_targets_, batch_rng_;
+  int captures_ = 0;
+  int64_t last_capture_step_ = -1;
+  bool initial_fed_ = false;  // initial weights given to the rules
+};
+
+namespace tracker_internal {
+
+// A float32, CPU, contiguous tensor: read in place, without a copy.
+inline bool FastPath(const torch::Tensor& t) {
+  return t.scalar_type() == torch::kFloat && t.device().is_cpu() && t.is_contiguous();
+}
+
+}  // namespace tracker_internal
+}  // namespace lpsim
+
+#endif  // LPSIM_TRACKER_INTERNAL_TRACKER_IMPL_H_

@@ -1,0 +1,93 @@
+// Simulate mode's fake quantization: a tensor as a format (with the role's
+// scaling recipe) or as a hardware target stores the role. Part of
+// tracker.cc's Impl (tracker/internal/tracker_impl.h).
+#include "simd/quantize.h"
+#include "tracker/distributed.h"
+#include "tracker/internal/tracker_impl.h"
+
+namespace lpsim {
+namespace {
+
+std::string Key(const std::string& name, Role role) { return ToString(role) + ":" + name; }
+
+// The 2-D view block recipes use: [numel / last_dim, last_dim].
+void Matrix(const torch::Tensor& t, size_t* rows, size_t* cols) {
+  const size_t n = static_cast<size_t>(t.numel());
+  *cols = t.dim() == 0 ? 1 : static_cast<size_t>(t.size(t.dim() - 1));
+  if (*cols == 0) *cols = 1;
+  *rows = n / *cols;
+}
+
+}  // namespace
+
+float Tracker::Impl::GlobalAmax(const torch::Tensor& x) {
+  float amax = simd::Amax(x.data_ptr<float>(), static_cast<size_t>(x.numel()), opt_.threads);
+  if (opt_.process_group) amax = MaxAcrossRanks(*opt_.process_group, amax);
+  return amax;
+}
+
+torch::Tensor Tracker::Impl::FakeQuant(const Format& f_in, const std::string& key, Role role,
+                                       const torch::Tensor& x_in) {
+  // With a target: the role as the target stores it, unless role_scaling
+  // named the role (then the target's float format with that recipe).
+  const RoleSpec* spec = target_ ? &target_->role(ToTargetRole(role)) : nullptr;
+  if (spec && !(spec->storage == RoleSpec::Storage::kFloat && explicit_scaling_.count(role))) {
+    return SimulateRole(ToTargetRole(role), key, x_in);
+  }
+  const Format& f = spec ? spec->format : f_in;
+  torch::Tensor x = x_in.detach().to(torch::kFloat).contiguous();
+  torch::Tensor out = torch::empty_like(x);
+  const size_t n = static_cast<size_t>(x.numel());
+  const Scaling& recipe = RecipeFor(role);
+  QuantizeOptions q;
+  switch (recipe.kind) {
+    case Scaling::Kind::kNone: break;
+    case Scaling::Kind::kCurrent: q.scale = CurrentScale(f, GlobalAmax(x), recipe.scale); break;
+    case Scaling::Kind::kDelayed: {
+      DelayedScaler* d;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        d = &sim_delayed_.try_emplace(Key(key, role), f, recipe.delayed).first->second;
+      }
+      q.scale = d->Scale();
+      d->Update(GlobalAmax(x));
+      break;
+    }
+    case Scaling::Kind::kBlock: {
+      size_t rows, cols;
+      Matrix(x, &rows, &cols);
+      std::vector<float> scales(recipe.block.BlocksPerRow(cols) * recipe.block.BlocksPerCol(rows));
+      simd::BlockQuantize(f, x.data_ptr<float>(), rows, cols, recipe.block, q,
+                          out.data_ptr<float>(), scales.data(), nullptr, opt_.threads);
+      return out.to(x_in.scalar_type());
+    }
+  }
+  simd::Quantize(f, x.data_ptr<float>(), n, q, out.data_ptr<float>(), nullptr, opt_.threads);
+  return out.to(x_in.scalar_type());
+}
+
+torch::Tensor Tracker::Impl::SimulateRole(TargetRole role, const std::string& key,
+                                          const torch::Tensor& x_in) {
+  const RoleSpec& spec = target_->role(role);
+  if (spec.storage == RoleSpec::Storage::kFloat && spec.format.name() == "fp32" &&
+      spec.scaling.kind == TargetScaling::Kind::kNone) {
+    return x_in;  // fp32 storage: nothing to simulate
+  }
+  torch::Tensor x = x_in.detach().to(torch::kFloat).contiguous();
+  torch::Tensor out = torch::empty_like(x);
+  RoleQuantizer* q;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_ptr<RoleQuantizer>& slot = sim_roles_[std::string(ToString(role)) + ":" + key];
+    if (!slot) slot = std::make_unique<RoleQuantizer>(spec);
+    q = slot.get();
+  }
+  const std::pair<size_t, size_t> shape = RoleMatrixShape(spec, x.sizes().vec());
+  RoleQuantizer::Options o;
+  o.threads = opt_.threads;
+  o.seed = static_cast<uint64_t>(step_);
+  q->Quantize(x.data_ptr<float>(), shape.first, shape.second, o, out.data_ptr<float>(), nullptr);
+  return out.to(x_in.scalar_type());
+}
+
+}  // namespace lpsim
