@@ -1,18 +1,20 @@
 #include "tracker/torch_file.h"
 
+#include <caffe2/serialize/read_adapter_interface.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/serialize.h>
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
-#include <sstream>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "store/torch_archive.h"
 
@@ -24,7 +26,7 @@ enum class FileKind { kZip, kPickle, kOther };
 
 
 
-FileKind Sniff(const std::string& b) {
+FileKind Sniff(const std::vector<char>& b) {
   if (b.size() >= 4 && std::memcmp(b.data(), "PK\x03\x04", 4) == 0) return FileKind::kZip;
   if (b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x80 && b[1] >= 2 && b[1] <= 5) {
     return FileKind::kPickle;
@@ -133,9 +135,26 @@ Status Corrupt(const std::string& path, const std::string& why) {
   return Status::Error(path + ": corrupt or unsupported LibTorch file (" + why + "). " + kTorchFilesRead);
 }
 
+// The file's bytes as LibTorch's archive reader takes them, without a copy
+// (the file is held in memory once, checked, and read from there).
+class BytesReader : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  explicit BytesReader(const std::vector<char>& b) : b_(b) {}
+  size_t size() const override { return b_.size(); }
+  size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
+    if (pos >= b_.size()) return 0;
+    n = std::min<size_t>(n, b_.size() - static_cast<size_t>(pos));
+    std::memcpy(buf, b_.data() + pos, n);
+    return n;
+  }
+
+ private:
+  const std::vector<char>& b_;
+};
+
 // Loads the tensors with LibTorch, in this process. `bytes` passed
 // CheckTorchArchive.
-StatusOr<TorchFile> LoadInProcess(const std::string& bytes, FileKind kind, const std::string& path) {
+StatusOr<TorchFile> LoadInProcess(const std::vector<char>& bytes, FileKind kind, const std::string& path) {
   TorchFile out;
   Collector collect(&out);
   std::string script_error;
@@ -143,8 +162,7 @@ StatusOr<TorchFile> LoadInProcess(const std::string& bytes, FileKind kind, const
     // torch::save(tensor | vector<Tensor> | module) writes a TorchScript
     // archive: a module whose parameters / buffers / submodules are the keys.
     try {
-      std::istringstream in(bytes);
-      torch::jit::Module m = torch::jit::load(in, torch::kCPU);
+      torch::jit::Module m = torch::jit::load(std::make_shared<BytesReader>(bytes), torch::kCPU);
       for (const auto& attr : m.named_attributes(/*recurse=*/true)) {
         if (attr.value.isTensor()) collect.Add(attr.name, attr.value.toTensor());
       }
@@ -156,7 +174,7 @@ StatusOr<TorchFile> LoadInProcess(const std::string& bytes, FileKind kind, const
   }
   // Python's torch.save (and torch::pickle_save): a pickle of tensors.
   try {
-    const c10::IValue v = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+    const c10::IValue v = torch::pickle_load(bytes);
     out = TorchFile();
     collect.Walk("", v, 0);
     if (!collect.error().empty()) return Corrupt(path, collect.error());
@@ -172,12 +190,15 @@ StatusOr<TorchFile> LoadInProcess(const std::string& bytes, FileKind kind, const
 }  // namespace
 
 StatusOr<TorchFile> LoadTorchFile(const std::string& path) {
-  std::string bytes;
+  std::vector<char> bytes;
   {
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) return Status::Error(path + ": cannot open for reading");
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (in.bad()) return Status::Error(path + ": read failed");
+    const std::streamoff size = in.tellg();
+    if (size < 0) return Status::Error(path + ": cannot tell its size");
+    bytes.resize(static_cast<size_t>(size));
+    in.seekg(0);
+    if (!in.read(bytes.data(), size)) return Status::Error(path + ": read failed");
   }
   const FileKind kind = Sniff(bytes);
   if (kind != FileKind::kZip && kind != FileKind::kPickle) {
@@ -186,7 +207,7 @@ StatusOr<TorchFile> LoadTorchFile(const std::string& path) {
   }
   // LibTorch allocates whatever sizes the file states; refuse those that do
   // not fit in the file before it reads them.
-  if (Status st = CheckTorchArchive(bytes); !st.ok()) return Status::Error(path + ": " + st.message());
+  if (Status st = CheckTorchArchive({bytes.data(), bytes.size()}); !st.ok()) return Status::Error(path + ": " + st.message());
   return LoadInProcess(bytes, kind, path);
 }
 
