@@ -185,16 +185,18 @@ void StepAnalyzer::Analyze(TensorSnapshot& s) {
     if (delayed) slot.scale = (*delayed)[i].Scale();
     slots.push_back(slot);
   }
-  AnalyzeResult result = simd::Analyze(data, n, slots, opt_.threads);
+  AnalyzeResult result;
   if (recipe.kind == Scaling::Kind::kBlock) {
+    // The statistics in one pass, then each format's counts with its block
+    // scales (no quantized copy is kept: only the counts are recorded).
+    result = simd::Analyze(data, n, {}, opt_.threads);
+    result.formats.resize(opt_.formats.size());
     size_t rows, cols;
     Matrix(s.shape, n, &rows, &cols);
-    std::vector<float> out(n);
-    std::vector<float> scales(recipe.block.BlocksPerRow(cols) * recipe.block.BlocksPerCol(rows));
-    for (size_t i = 0; i < opt_.formats.size(); ++i) {
-      simd::BlockQuantize(opt_.formats[i], data, rows, cols, recipe.block, {}, out.data(), scales.data(),
-                          &result.formats[i], opt_.threads);
-    }
+    simd::BlockCounts(opt_.formats, data, rows, cols, recipe.block, {}, result.formats.data(),
+                      opt_.threads);
+  } else {
+    result = simd::Analyze(data, n, slots, opt_.threads);
   }
   if (opt_.reduce_result) opt_.reduce_result(&result);
   if (delayed) {

@@ -90,39 +90,52 @@ void BlockAmaxRows(const float* in, size_t cols, size_t r0, size_t r1, size_t br
 
 // Casts summation chunks [c0, c1) of in[rows x cols] (row-major), element
 // (r, c) with multiplier mult[block] and reciprocal inv[block], block =
-// (r / br) * bpr + c / bc. Sums per chunk as in Quantize.
+// (r / br) * bpr + c / bc. Sums per chunk as in Quantize. `out` may be null
+// (counts and sums only).
+//
+// Each chunk's per-element multipliers are laid out once and the chunk is
+// cast in one CastRange call: a call per row cost more than the cast itself
+// for narrow rows (MX blocks of 32 along a last dimension of 32 make every
+// row one block). Lanes and their order are those of a per-element cast, so
+// the sums are the same bit for bit.
 void BlockCastChunks(const internal::CastParams& p, const float* in, size_t rows, size_t cols,
                      size_t br, size_t bc, size_t bpr, const float* mult, const float* inv,
                      size_t c0, size_t c1, float* out, bool sums, double* chunk_err,
                      double* chunk_sig, internal::CastState* counts) {
   const size_t n = rows * cols;
-  std::vector<float> row_mult(cols), row_inv(cols);
-  size_t cached_block_row = ~size_t{0};
+  std::vector<float> lane_mult(kSumChunk), lane_inv(kSumChunk);
   for (size_t c = c0; c < c1; ++c) {
     const size_t begin = c * kSumChunk;
     const size_t end = std::min(n, begin + kSumChunk);
-    internal::CastState st;
+    // Block by block over the chunk's rows (a chunk may start or end inside
+    // a row).
     for (size_t r = begin / cols; r * cols < end; ++r) {
-      if (r / br != cached_block_row) {
-        cached_block_row = r / br;
-        for (size_t j = 0; j < bpr; ++j) {
-          const size_t b = cached_block_row * bpr + j;
-          const size_t lo = j * bc, hi = std::min(cols, lo + bc);
-          std::fill(row_mult.begin() + lo, row_mult.begin() + hi, mult[b]);
-          std::fill(row_inv.begin() + lo, row_inv.begin() + hi, inv[b]);
-        }
+      const size_t row_begin = r * cols;
+      const float* m = mult + (r / br) * bpr;
+      const float* v = inv + (r / br) * bpr;
+      const size_t first = std::max(begin, row_begin) - row_begin;
+      const size_t last = std::min(end, row_begin + cols) - row_begin;
+      for (size_t col = first; col < last;) {
+        const size_t j = col / bc;
+        const size_t stop = std::min(last, (j + 1) * bc);
+        std::fill(lane_mult.begin() + (row_begin + col - begin),
+                  lane_mult.begin() + (row_begin + stop - begin), m[j]);
+        std::fill(lane_inv.begin() + (row_begin + col - begin),
+                  lane_inv.begin() + (row_begin + stop - begin), v[j]);
+        col = stop;
       }
-      const size_t a = std::max(begin, r * cols);
-      const size_t e = std::min(end, (r + 1) * cols);
-      const size_t col = a - r * cols;
-      if (sums) {
-        CastRangeAny<kOutFloat, true, true, /*kLaneScale=*/true>(
-            p, in + a, e - a, a, out + a, row_mult.data() + col, row_inv.data() + col, &st);
-      } else {
-        CastRangeAny<kOutFloat, false, false, true>(p, in + a, e - a, a, out + a,
-                                                    row_mult.data() + col, row_inv.data() + col,
-                                                    &st);
-      }
+    }
+    internal::CastState st;
+    const size_t len = end - begin;
+    if (sums && out) {
+      CastRangeAny<kOutFloat, true, true, /*kLaneScale=*/true>(
+          p, in + begin, len, begin, out + begin, lane_mult.data(), lane_inv.data(), &st);
+    } else if (sums) {
+      CastRangeAny<kOutNone, true, true, true>(p, in + begin, len, begin, nullptr,
+                                               lane_mult.data(), lane_inv.data(), &st);
+    } else {
+      CastRangeAny<kOutFloat, false, false, true>(p, in + begin, len, begin, out + begin,
+                                                  lane_mult.data(), lane_inv.data(), &st);
     }
     counts->AddCounts(st);
     if (sums) {

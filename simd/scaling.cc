@@ -35,6 +35,13 @@ struct Geometry {
   size_t blocks() const { return bpr * bpc; }
 };
 
+// 2^e for e in [-149, 127], exactly (std::ldexp's value, built from bits:
+// it runs once per block).
+float PowerOfTwo(int e) {
+  if (e >= -126) return FloatOf(static_cast<uint32_t>(e + 127) << 23);
+  return FloatOf(uint32_t{1} << (e + 149));  // an fp32 subnormal
+}
+
 // From the block amaxes to the cast's multiplier, its fp32 reciprocal and the
 // reported dequantization factor.
 void BlockScales(const Format& f, const BlockSpec& spec, const std::vector<float>& amax,
@@ -54,7 +61,7 @@ void BlockScales(const Format& f, const BlockSpec& spec, const std::vector<float
       (*inv)[b] = s.inv;
     } else if (spec.scale_type == BlockSpec::ScaleType::kE8m0) {
       const int e = static_cast<int>(MxScaleCode(f, amax[b])) - 127;
-      (*mult)[b] = std::ldexp(1.0f, -e);
+      (*mult)[b] = PowerOfTwo(-e);
       (*inv)[b] = 1.0f / (*mult)[b];  // 2^e exactly
     } else {
       (*mult)[b] = CurrentScale(f, amax[b], spec.scale);
@@ -129,8 +136,13 @@ void DelayedScaler::Update(float amax) {
 uint8_t MxScaleCode(const Format& elem, float block_amax) {
   if (std::isnan(block_amax)) return 0xFF;  // E8M0 NaN
   int e = -127;
-  if (block_amax != 0.0f) {
-    e = std::isinf(block_amax) ? 127 : std::ilogb(std::fabs(block_amax)) - elem.max_exponent();
+  const uint32_t abs = AbsBitsOf(block_amax);
+  if (abs >= 0x7f800000u) {
+    e = 127;  // Inf
+  } else if (abs >= 0x00800000u) {
+    e = static_cast<int>(abs >> 23) - 127 - elem.max_exponent();  // ilogb of a normal
+  } else if (abs != 0) {
+    e = std::ilogb(block_amax) - elem.max_exponent();
   }
   e = std::min(std::max(e, -127), 127);
   return static_cast<uint8_t>(e + 127);
@@ -151,18 +163,12 @@ float Amax(const float* x, size_t n, int threads) {
   return FloatOf(*std::max_element(part.begin(), part.end()));
 }
 
-void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
-                   const BlockSpec& spec, const QuantizeOptions& opt, float* out, float* scales,
-                   CastCounts* counts, int threads) {
-  const size_t n = rows * cols;
-  if (n == 0) {
-    if (counts) *counts = CastCounts{};
-    return;
-  }
-  const Geometry g(spec, rows, cols);
-  const size_t workers = internal::ThreadsFor(n, threads);
+namespace {
 
-  // 1. Block amax (as fp32 bits, combined with max: order-free).
+// Block amax (the largest finite |x| of each block, row-major over blocks).
+std::vector<float> BlockAmaxes(const float* in, size_t rows, size_t cols, const Geometry& g,
+                               size_t workers) {
+  // As fp32 bits, combined with max: order-free.
   std::vector<uint32_t> amax_bits(g.blocks(), 0);
   if (workers == 1) {
     HWY_DYNAMIC_DISPATCH(BlockAmaxRows)(in, cols, 0, rows, g.br, g.bc, g.bpr, amax_bits.data());
@@ -187,12 +193,20 @@ void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
   }
   std::vector<float> amax(g.blocks());
   for (size_t b = 0; b < g.blocks(); ++b) amax[b] = FloatOf(amax_bits[b]);
+  return amax;
+}
 
+// Steps 2 and 3 of BlockQuantize for one format, given the block amaxes.
+void BlockCast(const Format& f, const float* in, size_t rows, size_t cols, const BlockSpec& spec,
+               const Geometry& g, const std::vector<float>& amax, const QuantizeOptions& opt,
+               float* out, float* scales, CastCounts* counts, size_t workers) {
+  const size_t n = rows * cols;
   // 2. Scales.
   std::vector<float> mult, inv;
   BlockScales(f, spec, amax, &mult, &inv, scales);
 
   // 3. The cast, in whole summation chunks.
+  if (!out && !counts) return;
   const Format elem = ElementFormat(f, spec);
   const internal::CastParams p =
       internal::MakeCastParams(elem, opt.rounding, opt.seed, opt.index_offset, 1.0f);
@@ -206,6 +220,39 @@ void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
                                           chunk_sig.data(), &partial[w]);
   });
   if (counts) *counts = internal::FinishCounts(n, partial, chunk_err, chunk_sig);
+}
+
+}  // namespace
+
+void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
+                   const BlockSpec& spec, const QuantizeOptions& opt, float* out, float* scales,
+                   CastCounts* counts, int threads) {
+  const size_t n = rows * cols;
+  if (n == 0) {
+    if (counts) *counts = CastCounts{};
+    return;
+  }
+  const Geometry g(spec, rows, cols);
+  const size_t workers = internal::ThreadsFor(n, threads);
+  const std::vector<float> amax = BlockAmaxes(in, rows, cols, g, workers);
+  BlockCast(f, in, rows, cols, spec, g, amax, opt, out, scales, counts, workers);
+}
+
+void BlockCounts(const std::vector<Format>& formats, const float* in, size_t rows, size_t cols,
+                 const BlockSpec& spec, const QuantizeOptions& opt, CastCounts* counts,
+                 int threads) {
+  const size_t n = rows * cols;
+  if (n == 0) {
+    for (size_t i = 0; i < formats.size(); ++i) counts[i] = CastCounts{};
+    return;
+  }
+  const Geometry g(spec, rows, cols);
+  const size_t workers = internal::ThreadsFor(n, threads);
+  const std::vector<float> amax = BlockAmaxes(in, rows, cols, g, workers);
+  for (size_t i = 0; i < formats.size(); ++i) {
+    BlockCast(formats[i], in, rows, cols, spec, g, amax, opt, nullptr, nullptr, &counts[i],
+              workers);
+  }
 }
 
 void BlockQuantizeRef(const Format& f, const float* in, size_t rows, size_t cols,

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "core/scaling.h"
 #include "core/status.h"
@@ -98,10 +99,17 @@ float Amax(const float* x, size_t n, int threads = 1);
 // (the block scales replace it); rounding, seed and index_offset apply as in
 // QuantizeRef. Counts and sums follow element order (row-major) exactly as
 // QuantizeRef would with a per-element scale, so they are identical for any
-// thread count. `out` may equal `in`.
+// thread count. `out` may equal `in`, or be null when only the counts (and
+// scales) are wanted.
 void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
                    const BlockSpec& spec, const QuantizeOptions& opt, float* out, float* scales,
                    CastCounts* counts, int threads = 1);
+
+// BlockQuantize's counts (out and scales null) for each of `formats` into
+// counts[0, formats.size()), the block amaxes found once for all of them.
+void BlockCounts(const std::vector<Format>& formats, const float* in, size_t rows, size_t cols,
+                 const BlockSpec& spec, const QuantizeOptions& opt, CastCounts* counts,
+                 int threads = 1);
 
 // The scalar twin.
 void BlockQuantizeRef(const Format& f, const float* in, size_t rows, size_t cols,

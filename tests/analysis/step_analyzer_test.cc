@@ -124,6 +124,41 @@ TEST_F(StepAnalyzerTest, DelayedScalesFollowTheAmaxHistory) {
   }
 }
 
+// Block recipes: each format's counts are one block cast of the tensor as a
+// [numel / last_dim, last_dim] matrix, and the statistics those of the plain
+// analysis (the slots of simd::Analyze are not used for them).
+TEST_F(StepAnalyzerTest, BlockRecipeCountsAreTheBlockCasts) {
+  StepAnalyzerOptions o;
+  o.formats = Formats({"e4m3fn", "e2m1fn", "bf16"});
+  o.scaling = Scaling::Mx();
+  o.checks = false;
+  auto writer = RunWriter::Open((root_ / "run").string(), "t", "{}").value();
+  {
+    StepAnalyzer a(o, writer.get());
+    Feed(a, 2, /*own=*/false);
+  }
+  ASSERT_TRUE(writer->Close(Status()).ok());
+  auto reader = RunReader::Open((root_ / "run").string()).value();
+  const std::vector<TensorRecord> recs = reader->Records().value();
+  ASSERT_EQ(recs.size(), 4u);
+  for (const TensorRecord& r : recs) {
+    const std::vector<float> v = Values(r.step, 96, r.name == "fc1" ? 1 : 2);
+    const TensorStats want = simd::AnalyzeRef(v.data(), v.size(), {}).stats;
+    EXPECT_EQ(r.stats.max_abs, want.max_abs);
+    EXPECT_EQ(r.stats.exponent_hist, want.exponent_hist);
+    ASSERT_EQ(r.formats.size(), o.formats.size());
+    for (size_t fi = 0; fi < o.formats.size(); ++fi) {
+      CastCounts c;
+      std::vector<float> out(v.size()), scales(v.size());
+      simd::BlockQuantizeRef(o.formats[fi], v.data(), 8, 12, BlockSpec::Mx(), {}, out.data(),
+                             scales.data(), &c);
+      EXPECT_EQ(r.formats[fi].recipe, "mx");
+      EXPECT_TRUE(r.formats[fi].counts == c) << r.name << " step " << r.step << " "
+                                             << o.formats[fi].name();
+    }
+  }
+}
+
 // Background analysis (owned buffers, a worker thread, a tiny queue bound
 // that forces the producer to wait) stores exactly what inline analysis does.
 TEST_F(StepAnalyzerTest, BackgroundStoresWhatInlineStores) {
