@@ -135,6 +135,89 @@ std::string ToJson(const std::vector<Row>& rows) {
   return a.dump(2);
 }
 
+namespace {
+
+// The model a tracker benchmark's name measures.
+std::string TrackerModel(const std::vector<std::string>& parts) {
+  if (parts[0] == "BM_TrainStep" && parts.size() > 1) return "demo_" + parts[1];
+  if (parts[0] == "BM_TinyLm") return "transformer_lm";
+  if (parts[0] == "BM_ResNet") return "resnet";
+  return parts[0].rfind("BM_", 0) == 0 ? parts[0].substr(3) : parts[0];
+}
+
+}  // namespace
+
+StatusOr<std::vector<TrackerRow>> ParseTrackerReport(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Error("tracker benchmark output is not JSON");
+  if (!j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
+    return Status::Error("tracker benchmark JSON has no \"benchmarks\" array (run with "
+                         "--benchmark_format=json)");
+  }
+  std::vector<TrackerRow> rows;
+  for (const nlohmann::json& b : j["benchmarks"]) {
+    if (!b.is_object() || !b.contains("name") || !b["name"].is_string()) {
+      return Status::Error("a benchmark entry has no name");
+    }
+    if (b.contains("error_occurred") && b["error_occurred"].is_boolean() &&
+        b["error_occurred"].get<bool>()) {
+      continue;
+    }
+    if (b.contains("aggregate_name") && b["aggregate_name"] != "mean") continue;
+    const std::string name = b["name"].get<std::string>();
+    if (!b.contains("label") || !b["label"].is_string() || !b.contains("real_time") ||
+        !b["real_time"].is_number()) {
+      return Status::Error("tracker benchmark '" + name + "' has no label or real_time");
+    }
+    const std::string unit = b.value("time_unit", std::string("ns"));
+    const std::map<std::string, double> to_ms = {{"ns", 1e-6}, {"us", 1e-3}, {"ms", 1.0}, {"s", 1e3}};
+    auto u = to_ms.find(unit);
+    if (u == to_ms.end()) return Status::Error("tracker benchmark '" + name + "' has time unit '" + unit + "'");
+    TrackerRow r;
+    r.model = TrackerModel(Split(name, '/'));
+    r.mode = b["label"].get<std::string>();
+    r.ms_per_step = b["real_time"].get<double>() * u->second;
+    if (b.contains("peak_rss_mib") && b["peak_rss_mib"].is_number()) {
+      r.peak_rss_mib = b["peak_rss_mib"].get<double>();
+    }
+    rows.push_back(r);
+  }
+  std::map<std::string, double> untracked;
+  for (const TrackerRow& r : rows) {
+    if (r.mode == "untracked") untracked[r.model] = r.ms_per_step;
+  }
+  for (TrackerRow& r : rows) {
+    auto it = untracked.find(r.model);
+    if (it != untracked.end() && it->second > 0) r.vs_untracked = r.ms_per_step / it->second;
+  }
+  return rows;
+}
+
+std::string FormatTrackerTable(const std::vector<TrackerRow>& rows) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-16s %-10s %12s %13s %14s\n", "model", "mode", "ms/step",
+                "vs untracked", "peak RSS MiB");
+  out += line;
+  for (const TrackerRow& r : rows) {
+    char ratio[32] = "-";
+    if (r.vs_untracked > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.vs_untracked);
+    std::snprintf(line, sizeof line, "%-16s %-10s %12.3f %13s %14.0f\n", r.model.c_str(),
+                  r.mode.c_str(), r.ms_per_step, ratio, r.peak_rss_mib);
+    out += line;
+  }
+  return out;
+}
+
+std::string TrackerToJson(const std::vector<TrackerRow>& rows) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const TrackerRow& r : rows) {
+    a.push_back({{"model", r.model}, {"mode", r.mode}, {"ms_per_step", r.ms_per_step},
+                 {"vs_untracked", r.vs_untracked}, {"peak_rss_mib", r.peak_rss_mib}});
+  }
+  return a.dump(2);
+}
+
 StatusOr<std::vector<uint64_t>> ParseSizeList(const std::string& list) {
   constexpr uint64_t kMaxSize = uint64_t{1} << 40;
   const std::string help = "use sizes like 16K,4M,256M: multiples of 4K, at most 1T";

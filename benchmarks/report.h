@@ -55,6 +55,23 @@ std::string FormatTable(const std::vector<Row>& rows);
 // The rows as a JSON array of objects with the Row field names.
 std::string ToJson(const std::vector<Row>& rows);
 
+// Rows of the tracker benchmark (lpsim_tracker_bench, `lpsim bench
+// --tracker`): one per model and mode, wall time per training step and its
+// ratio to the same model's untracked row of the same run. JSON contract:
+// entries named `BM_TrainStep/<demo model>/every:<k>/...`, `BM_TinyLm/...`
+// or `BM_ResNet/...`, with "real_time" and "time_unit", the mode in "label"
+// ("untracked", "every N", "simulate") and the counter "peak_rss_mib".
+struct TrackerRow {
+  std::string model;        // "demo_mlp", "demo_cnn", "transformer_lm", "resnet"
+  std::string mode;         // "untracked", "every 1", "every 10", "simulate"
+  double ms_per_step = 0;   // wall time
+  double vs_untracked = 0;  // 0 when the run has no untracked row for the model
+  double peak_rss_mib = 0;  // the process's high-water mark during the row
+};
+StatusOr<std::vector<TrackerRow>> ParseTrackerReport(const std::string& json);
+std::string FormatTrackerTable(const std::vector<TrackerRow>& rows);
+std::string TrackerToJson(const std::vector<TrackerRow>& rows);
+
 // A size list of lpsim_bench --lpsim_sizes and lpsim bench --sizes:
 // comma-separated byte counts with an optional K, M or G suffix (binary
 // units), each a multiple of 4 KiB and at most 1 TiB, e.g. "16K,4M,256M".

@@ -3,6 +3,10 @@
 // and prints GB/s per kernel, target, thread count and size, with the ratios
 // to read bandwidth, memcpy, the naive LibTorch analysis and the scalar
 // reference measured in the same run (benchmarks/report.h).
+// `lpsim bench --tracker [--filter RE] [--json]` runs the tracker benchmark
+// (lpsim_tracker_bench) instead: ms per training step of each model
+// untracked, tracked every step and every 10 steps, and in simulate mode,
+// with the ratio to the untracked step of the same run.
 #include <regex.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +39,7 @@ struct BenchArgs {
   std::string filter;
   double min_time = 0;
   bool json = false;
+  bool tracker = false;
   bool sizes_given = false, filter_given = false;  // an empty value is an error, not "all"
 };
 
@@ -83,6 +88,11 @@ int RunBench(const BenchArgs& a) {
   if (a.filter_given && a.filter.empty()) {
     return fail("--filter is empty: give a regular expression on benchmark names", kExitBadInput);
   }
+  if (a.tracker && (a.big || a.best_target || a.sizes_given)) {
+    return fail("--tracker runs the training-loop benchmark, which has no sizes or SIMD targets: "
+                "leave out --big, --best-target and --sizes",
+                kExitBadInput);
+  }
   if (a.sizes_given) {
     StatusOr<std::vector<uint64_t>> sizes = bench::ParseSizeList(a.sizes);
     if (!sizes.ok()) return fail("--sizes: " + sizes.status().message(), kExitBadInput);
@@ -110,10 +120,11 @@ int RunBench(const BenchArgs& a) {
   }
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  const fs::path suite = self.parent_path() / "lpsim_bench";
+  const std::string suite_name = a.tracker ? "lpsim_tracker_bench" : "lpsim_bench";
+  const fs::path suite = self.parent_path() / suite_name;
   if (ec || !fs::exists(suite, ec)) {
-    return fail("the benchmark suite " + suite.string() +
-                    " is missing: build it (cmake --build build --target lpsim_bench)",
+    return fail("the benchmark suite " + suite.string() + " is missing: build it (cmake --build build --target " +
+                    suite_name + ")",
                 kExitFailure);
   }
   const fs::path tmp = fs::temp_directory_path(ec);
@@ -147,8 +158,16 @@ int RunBench(const BenchArgs& a) {
   const bool none = text.str().find_first_not_of(" \t\r\n") == std::string::npos;
   if (!a.filter.empty() && none) {
     return fail("no benchmark matches --filter '" + a.filter +
-                    "' (names are <kernel>/<target>/t<threads>/<bytes>, e.g. quantize_fp8)",
+                    (a.tracker ? "' (names are BM_TrainStep/<mlp|cnn>/every:<k>, BM_TinyLm/every:<k>, "
+                                 "BM_ResNet/every:<k>; k = 0 untracked, -1 simulate)"
+                               : "' (names are <kernel>/<target>/t<threads>/<bytes>, e.g. quantize_fp8)"),
                 kExitBadInput);
+  }
+  if (a.tracker) {
+    StatusOr<std::vector<bench::TrackerRow>> rows = bench::ParseTrackerReport(text.str());
+    if (!rows.ok()) return fail(rows.status().message(), kExitFailure);
+    std::cout << (a.json ? bench::TrackerToJson(*rows) + "\n" : bench::FormatTrackerTable(*rows));
+    return kExitOk;
   }
   StatusOr<std::vector<bench::Row>> rows = bench::ParseReport(text.str());
   if (!rows.ok()) return fail(rows.status().message(), kExitFailure);
@@ -169,6 +188,9 @@ void AddBenchCommand(CLI::App* app, Command* selected) {
       cmd->add_option("--filter", args->filter, "regex on benchmark names (Google Benchmark)");
   cmd->add_option("--min-time", args->min_time, "seconds per benchmark (at most 3600)");
   cmd->add_flag("--json", args->json, "print the rows as JSON");
+  cmd->add_flag("--tracker", args->tracker,
+                "the training-loop benchmark instead: ms per step untracked, tracked every 1 and "
+                "10 steps, and simulated, for the demo models, a transformer LM and a ResNet");
   cmd->callback([selected, args, sizes, filter] {
     args->sizes_given = sizes->count() > 0;
     args->filter_given = filter->count() > 0;

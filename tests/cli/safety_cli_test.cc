@@ -431,6 +431,8 @@ TEST_F(SafetyCliTest, BenchFlagsAreCheckedUpFront) {
   ExpectRefused("bench --sizes 4K --filter '('", 2, "bench",
                 "--filter '(' is not a valid regular expression");
   ExpectRefused("bench --sizes 4K --filter ''", 2, "bench", "--filter is empty");
+  ExpectRefused("bench --tracker --sizes 4K" + none, 2, "bench",
+                "--tracker runs the training-loop benchmark");
   // A filter that matches nothing is said so (the suite itself only prints
   // its own line and writes no report).
   if (fs::exists(fs::path(LPSIM_BIN).parent_path() / "lpsim_bench")) {
@@ -438,6 +440,15 @@ TEST_F(SafetyCliTest, BenchFlagsAreCheckedUpFront) {
     EXPECT_EQ(r.code, 2);
     EXPECT_THAT(r.err, HasSubstr("lpsim bench: error: no benchmark matches --filter "
                                  "'zzz_no_such_benchmark'"));
+  }
+  // The tracker benchmark's rows, with the ratio to the untracked step.
+  if (fs::exists(fs::path(LPSIM_BIN).parent_path() / "lpsim_tracker_bench")) {
+    const RunResult r =
+        Run("bench --tracker --json --min-time 0.05 --filter 'BM_TrainStep/mlp/every:(0|10)/'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("\"model\": \"demo_mlp\""));
+    EXPECT_THAT(r.out, HasSubstr("\"mode\": \"every 10\""));
+    EXPECT_THAT(r.out, HasSubstr("\"vs_untracked\": 1.0\n"));  // the untracked row itself
   }
 }
 

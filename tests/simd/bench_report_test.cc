@@ -83,6 +83,44 @@ TEST(SimdBenchReport, SizeLists) {
   }
 }
 
+// The tracker benchmark's rows: ms per step, ratio to the model's untracked
+// row of the same run, time units converted.
+TEST(SimdBenchReport, TrackerRows) {
+  const char* json = R"({"benchmarks": [
+    {"name": "BM_TrainStep/mlp/every:0/real_time", "run_type": "iteration", "real_time": 500.0,
+     "time_unit": "us", "label": "untracked", "peak_rss_mib": 100.5},
+    {"name": "BM_TrainStep/mlp/every:1/real_time", "run_type": "iteration", "real_time": 1500.0,
+     "time_unit": "us", "label": "every 1", "peak_rss_mib": 120.0},
+    {"name": "BM_ResNet/every:-1/iterations:20/real_time", "run_type": "iteration",
+     "real_time": 0.9, "time_unit": "s", "label": "simulate", "peak_rss_mib": 600},
+    {"name": "BM_ResNet/every:0/iterations:20/real_time", "run_type": "iteration",
+     "real_time": 600.0, "time_unit": "ms", "label": "untracked"},
+    {"name": "BM_TinyLm/every:1/iterations:20/real_time", "run_type": "iteration",
+     "real_time": 2000.0, "time_unit": "ms", "label": "every 1"}
+  ]})";
+  StatusOr<std::vector<bench::TrackerRow>> rows = bench::ParseTrackerReport(json);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 5u);
+  EXPECT_EQ((*rows)[1].model, "demo_mlp");
+  EXPECT_EQ((*rows)[1].mode, "every 1");
+  EXPECT_DOUBLE_EQ((*rows)[1].ms_per_step, 1.5);
+  EXPECT_DOUBLE_EQ((*rows)[1].vs_untracked, 3.0);
+  EXPECT_DOUBLE_EQ((*rows)[1].peak_rss_mib, 120.0);
+  EXPECT_EQ((*rows)[2].model, "resnet");
+  EXPECT_DOUBLE_EQ((*rows)[2].ms_per_step, 900.0);
+  EXPECT_DOUBLE_EQ((*rows)[2].vs_untracked, 1.5);  // the untracked row comes later
+  EXPECT_EQ((*rows)[4].model, "transformer_lm");
+  EXPECT_EQ((*rows)[4].vs_untracked, 0.0);  // no untracked row for it
+  const std::string table = bench::FormatTrackerTable(*rows);
+  EXPECT_NE(table.find("3.00x"), std::string::npos);
+  EXPECT_NE(bench::TrackerToJson(*rows).find("\"vs_untracked\": 1.5"), std::string::npos);
+  EXPECT_FALSE(bench::ParseTrackerReport("[]").ok());
+  EXPECT_FALSE(bench::ParseTrackerReport(R"({"benchmarks": [{"name": "BM_ResNet/every:0"}]})").ok());
+  EXPECT_FALSE(bench::ParseTrackerReport(
+                   R"({"benchmarks": [{"name": "x", "label": "untracked", "real_time": 1, "time_unit": "h"}]})")
+                   .ok());
+}
+
 #ifdef LPSIM_BENCH_BINARY
 // The real binary's JSON through the parser: names and ratios line up.
 TEST(SimdBenchReport, RealBinaryRoundTrip) {
