@@ -26,17 +26,17 @@ std::string BaseKernel(const std::string& kernel) {
   return kernel;
 }
 
-}  // namespace
-
-StatusOr<std::vector<Row>> ParseReport(const std::string& text) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+// The entries of Google Benchmark's JSON report that hold a measurement:
+// named, not failed, and plain iterations or "mean" aggregates.
+StatusOr<std::vector<nlohmann::json>> Entries(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status::Error("benchmark output is not JSON");
   if (!j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
     return Status::Error("benchmark JSON has no \"benchmarks\" array (run with "
                          "--benchmark_format=json)");
   }
-  std::vector<Row> rows;
-  for (const nlohmann::json& b : j["benchmarks"]) {
+  std::vector<nlohmann::json> out;
+  for (nlohmann::json& b : j["benchmarks"]) {
     if (!b.is_object() || !b.contains("name") || !b["name"].is_string()) {
       return Status::Error("a benchmark entry has no name");
     }
@@ -45,6 +45,18 @@ StatusOr<std::vector<Row>> ParseReport(const std::string& text) {
       continue;
     }
     if (b.contains("aggregate_name") && b["aggregate_name"] != "mean") continue;
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::vector<Row>> ParseReport(const std::string& text) {
+  StatusOr<std::vector<nlohmann::json>> entries = Entries(text);
+  if (!entries.ok()) return entries.status();
+  std::vector<Row> rows;
+  for (const nlohmann::json& b : *entries) {
     if (!b.contains("bytes_per_second") || !b["bytes_per_second"].is_number()) continue;
     std::string name = b["name"].get<std::string>();
     if (b.contains("run_name") && b["run_name"].is_string()) name = b["run_name"].get<std::string>();
@@ -148,22 +160,10 @@ std::string TrackerModel(const std::vector<std::string>& parts) {
 }  // namespace
 
 StatusOr<std::vector<TrackerRow>> ParseTrackerReport(const std::string& text) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::Error("tracker benchmark output is not JSON");
-  if (!j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
-    return Status::Error("tracker benchmark JSON has no \"benchmarks\" array (run with "
-                         "--benchmark_format=json)");
-  }
+  StatusOr<std::vector<nlohmann::json>> entries = Entries(text);
+  if (!entries.ok()) return entries.status();
   std::vector<TrackerRow> rows;
-  for (const nlohmann::json& b : j["benchmarks"]) {
-    if (!b.is_object() || !b.contains("name") || !b["name"].is_string()) {
-      return Status::Error("a benchmark entry has no name");
-    }
-    if (b.contains("error_occurred") && b["error_occurred"].is_boolean() &&
-        b["error_occurred"].get<bool>()) {
-      continue;
-    }
-    if (b.contains("aggregate_name") && b["aggregate_name"] != "mean") continue;
+  for (const nlohmann::json& b : *entries) {
     const std::string name = b["name"].get<std::string>();
     if (!b.contains("label") || !b["label"].is_string() || !b.contains("real_time") ||
         !b["real_time"].is_number()) {
