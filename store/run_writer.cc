@@ -173,10 +173,27 @@ class RunWriter::Impl {
         batch.swap(queue_);         // O(1): records are not moved
         failed = !error_.ok();
       }
+      // One transaction per batch: a writer that fell behind commits the
+      // steps it catches up on together, at the batch's last step end (a
+      // commit is the writer's largest fixed cost per step). One that keeps
+      // up still commits every step.
+      size_t last_end = batch.size();
+      for (size_t i = batch.size(); i-- > 0;) {
+        if (std::holds_alternative<StepEnd>(batch[i])) {
+          last_end = i;
+          break;
+        }
+      }
       Status s;
-      for (Item& item : batch) {
+      for (size_t i = 0; i < batch.size(); ++i) {
         if (failed) break;  // after a failure records are discarded
-        s = ProcessGuarded(item);
+        if (i < last_end) {
+          if (const auto* end = std::get_if<StepEnd>(&batch[i])) {
+            last_step_seen_ = end->step;
+            continue;
+          }
+        }
+        s = ProcessGuarded(batch[i]);
         failed = !s.ok();
       }
       {
