@@ -19,7 +19,9 @@ void ActivationRules::Catalog(std::vector<RuleInfo>* out) {
                   "Sigmoid/Tanh layer: share of neurons whose rho_B (B = 10 bins of the output mapped to "
                   "[-1, 1]) over the last `window` records exceeds max_rho is > max_saturated_neurons; "
                   "without per-neuron summaries (a stored run), the layer's rho_B from its log histogram "
-                  "> max_rho; reported while the loss has stopped improving (over 2 x window steps)",
+                  "> max_rho; reported while the data show the loss has stopped improving (a line through "
+                  "2 x window losses: its decrease plus loss_not_decreasing's z standard errors is below "
+                  "its min_decrease)",
                   "TFCheck rho_B (Rakitianskaia & Engelbrecht, B = 10); TheDeepChecker rho > 0.85 in > 50% "
                   "of the neurons (buffer of 10 batches); symptom gate: AUTOTRAINER (causes are diagnosed "
                   "once a symptom shows)", W));
@@ -27,8 +29,8 @@ void ActivationRules::Catalog(std::vector<RuleInfo>* out) {
                   "ReLU layer: share of dead neurons (>= neuron_zero_share of their outputs over the last "
                   "`window` records below zero_threshold) is > max_dead_neurons; without per-neuron "
                   "summaries (a stored run), the layer's share of zero outputs > max_zero_share (> 50% dead "
-                  "neurons plus live ones 70% at zero gives 0.85); reported while the loss has stopped "
-                  "improving (over 2 x window steps)",
+                  "neurons plus live ones 70% at zero gives 0.85); reported while the data show the loss "
+                  "has stopped improving (as for activation_saturation)",
                   "TheDeepChecker (95th percentile of |y| < 1e-5 in > 50% of the neurons), DeepDiagnosis "
                   "(>= 70% zero); symptom gate: AUTOTRAINER", W));
 }

@@ -83,12 +83,14 @@ struct FluctuatingLossParams {
   double max_sign_changes = 0.5;
   double min_amplitude = 0.5;
   double converged_fraction = 0.1;
+  double z = 3;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("window", p.window, 3, kNoLimit);
     v("max_sign_changes", p.max_sign_changes, 0, 1);
     v("min_amplitude", p.min_amplitude, 0, kNoLimit);
     v("converged_fraction", p.converged_fraction, 0, kNoLimit);
+    v("z", p.z, 0, kNoLimit);
   }
 };
 
@@ -132,9 +134,22 @@ class LossRules {
   bool Improving(size_t span) const;
   // Whether the last `span` losses are not all equal (false with fewer than 2).
   bool Varies(size_t span) const;
-  // Whether learning has stopped: `span` losses seen and not Improving(span).
-  // Rules that report a cause (dead units, saturation) wait for this symptom.
-  bool Stalled(size_t span) const { return losses_.size() >= span && !Improving(span); }
+  // A least-squares line through the last `span` losses (span >= 3 and at
+  // least `span` losses): `decrease` is its fall over the span relative to
+  // its value at the span's start, `se` the standard error of `decrease`
+  // (from the residuals: the batch noise around the line), `mean` the mean
+  // of the span's losses.
+  struct Trend {
+    double decrease = 0, se = 0, mean = 0;
+  };
+  Trend Fit(size_t span) const;
+  // Whether the data show that learning has stopped: `span` (>= 3) losses
+  // seen and even the optimistic decrease over them, decrease + z se with
+  // loss_not_decreasing's z, is below loss_not_decreasing's min_decrease.
+  // Rules that report a cause (dead units, saturation) wait for this
+  // symptom; a noisy loss whose trend the span cannot resolve is not shown
+  // to have stalled (comparing two window means there is a coin flip).
+  bool Stalled(size_t span) const;
   // Whether the mean of the last 5 losses is at most `fraction` x the first
   // window's mean (false before the first window).
   bool Converged(double fraction) const;
@@ -149,7 +164,6 @@ class LossRules {
   FindingSink* sink_;
   std::vector<double> losses_;
   double first_window_ = NAN, best_window_ = NAN, lowest_ = NAN;
-  size_t above_best_ = 0;  // diverging_loss: steps in a row the window mean was above factor x best
 };
 
 }  // namespace lpsim

@@ -31,9 +31,10 @@ void WeightRules::Catalog(std::vector<RuleInfo>* out) {
                   "lpsim (steady growth, e.g. wrong-sign weight decay)", E));
   out->push_back(CatalogEntry("unstable_learning", "parameters",
                   "mean of log10(mean|dw| / mean|w|) over `window` steps of a >=2-D weight outside "
-                  "(min_log10, max_log10); tiny only while the weight never had a window in range, "
+                  "(min_log10, max_log10) by more than z standard errors of that mean; tiny only while the weight never had a window in range, "
                   "large unless |w| grows while the loss falls",
-                  "TheDeepChecker update/weight ratio, log10 outside [-4, -1]", W));
+                  "TheDeepChecker update/weight ratio, log10 outside [-4, -1]; the z-standard-error "
+                  "allowance for batch noise: lpsim", W));
 }
 
 using rules::Fmt;
@@ -71,12 +72,20 @@ void WeightRules::UpdateRatio(const std::string& param, double ratio) {
   auto& d = update_log_[param];
   Push(&d, std::log10(ratio), window);
   if (d.size() < window) return;
-  double mean = 0;
+  const double k = static_cast<double>(d.size());
+  double mean = 0, ss = 0;
   for (double v : d) mean += v;
-  mean /= static_cast<double>(d.size());
+  mean /= k;
+  for (double v : d) ss += (v - mean) * (v - mean);
+  // The window's mean must be outside the bounds by z standard errors: the
+  // per-step ratio of a small layer under plain SGD scatters by +-0.15
+  // decades around its level (batch noise), so a layer working at 10^-1.0
+  // crosses 10^-1 in one window of two by chance; the data must show the
+  // level is outside, as loss_not_decreasing asks of the loss.
+  const double se = d.size() >= 2 ? std::sqrt(ss / (k - 1) / k) : 0;
   const double lo = p.min_log10, hi = p.max_log10;
-  const bool high = mean > hi, low = mean < lo;
-  if (!high && !low) updates_were_normal_.insert(param);
+  const bool high = mean - p.z * se > hi, low = mean + p.z * se < lo;
+  if (mean <= hi && mean >= lo) updates_were_normal_.insert(param);
   // Tiny updates after the layer has learned at a normal rate are
   // convergence (Adam's first moment averages to ~0) or a decayed learning
   // rate, not a layer that cannot learn.
@@ -90,10 +99,10 @@ void WeightRules::UpdateRatio(const std::string& param, double ratio) {
   sink_->Judge("unstable_learning", param, tiny || large, param,
                "the updates of '" + param + "' are " + (high ? "large" : "tiny") +
                    " relative to the weights: mean log10(|dw|/|w|) over the last " + std::to_string(window) +
-                   " steps is " + Fmt(mean) + ", outside (" + Fmt(lo) + ", " + Fmt(hi) + "). " +
+                   " steps is " + Fmt(mean) + " (+-" + Fmt(se) + "), outside (" + Fmt(lo) + ", " + Fmt(hi) + "). " +
                    (high ? "Training is unstable and may diverge; try a smaller learning rate or gradient clipping."
                          : "The layer barely learns; try a larger learning rate, or check its gradients (vanishing?)."),
-               {{"mean_log10_update_ratio", mean}, {"min_log10", lo}, {"max_log10", hi}});
+               {{"mean_log10_update_ratio", mean}, {"standard_error", se}, {"min_log10", lo}, {"max_log10", hi}});
 }
 
 void WeightRules::Weight(const TensorRecord& r) {

@@ -74,11 +74,13 @@ struct UnstableLearningParams {
   double min_log10 = -4;
   double max_log10 = -1;
   int window = 10;
+  double z = 3;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("min_log10", p.min_log10, -kNoLimit, kNoLimit);
     v("max_log10", p.max_log10, -kNoLimit, kNoLimit);
     v("window", p.window, 1, kNoLimit);
+    v("z", p.z, 0, kNoLimit);
   }
 };
 

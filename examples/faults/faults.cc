@@ -372,6 +372,41 @@ std::vector<Scenario> Scenarios() {
                              [] { return Mlp(2, 32, 2, "none", 2); });
                }});
 
+  // --- issue 10's misses: weights that grow while the loss looks fine, and a
+  // loss that explodes to Inf in three steps ---
+  v.push_back({"wrong_sign_weight_decay", "weight decay",
+               "decoupled weight decay with the wrong sign (w <- w (1 + lr lambda), lr 1e-3, lambda 4.62, "
+               "Adam): weights x16 over 600 steps while the loss falls",
+               {"diverging_parameters"}, [](const std::string& n) {
+                 TrackedSequential m = Mlp(32, 64, 10, "relu");
+                 torch::optim::Adam opt(m->parameters(), torch::optim::AdamOptions(1e-3));
+                 Program p;
+                 p.model = m.ptr().get();
+                 p.forward = [m](const torch::Tensor& x) mutable { return m->forward(x); };
+                 p.loss = Ce;
+                 p.data = Clusters();
+                 p.optimizer = &opt;
+                 p.steps = 600;
+                 // AdamW's decay p <- p (1 - lr lambda) with lambda of the wrong
+                 // sign, applied before each step: (1 + 4.62e-3)^600 = 16.
+                 nn::Module* mm = m.ptr().get();
+                 p.schedule = [mm](int, torch::optim::Optimizer&) {
+                   torch::NoGradGuard g;
+                   for (auto& w : mm->parameters()) w.mul_(1 + 1e-3 * 4.62);
+                 };
+                 return Train(p, n);
+               }});
+  v.push_back({"loss_explodes", "learning rate",
+               "MSE regression, SGD with learning rate 30 (for 3e-3): the loss goes to Inf within a few steps",
+               {"diverging_loss"}, [](const std::string& n) {
+                 auto data = [](int) {
+                   torch::Tensor x = torch::randn({64, 8});
+                   return Batch{x, x.sum(1, true) * 0.5 + 1};
+                 };
+                 auto mse = [](const torch::Tensor& o, const torch::Tensor& y) { return nn::functional::mse_loss(o, y); };
+                 return Sgd(Mlp(8, 32, 1, "relu", 2), n, data, 30, 40, 0, {}, mse);
+               }});
+
   // --- low precision: trains in fp32, gradients underflow in e5m2 unscaled ---
   v.push_back({"lp_e5m2_underflow", "low precision",
                "loss x 1e-4 (Adam, eps 1e-12, is scale-free): fine in fp32, gradients below e5m2's 2^-16 without "

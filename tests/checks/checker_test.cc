@@ -985,5 +985,130 @@ TEST(CheckerIssue10, RoundingNoiseGradientIsRedundant) {
   EXPECT_FALSE(Fired(alone, "redundant_parameter")) << Dump(alone);
   EXPECT_TRUE(Fired(alone, "untrained_parameter")) << Dump(alone);
 }
+
+// Issue 10, second pass: statistics that tell batch noise from the fault.
+// A loss with heavy-tailed batch noise: each loss is mean(s) x a factor
+// with mean 1 and a coefficient of variation ~0.5 (exp of N(0, 0.47),
+// divided by its mean), independent between steps, as MSE on targets with
+// outliers under plain SGD.
+std::vector<double> HeavyTailedLoss(int steps, const std::function<double(int)>& mean, uint32_t seed) {
+  constexpr double kLogSigma = 0.47;
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> d(0, kLogSigma);
+  std::vector<double> v;
+  for (int s = 0; s < steps; ++s) v.push_back(mean(s) * std::exp(d(rng) - kLogSigma * kLogSigma / 2));
+  return v;
+}
+
+// The first finding of `rule` (Fired(c, rule) must hold).
+const Finding& First(const Checker& c, const std::string& rule) {
+  for (const Finding& f : c.findings()) {
+    if (f.rule == rule) return f;
+  }
+  return c.findings().front();
+}
+
+// TheDeepChecker's statistics alone, over the last `w` losses ending at `end`:
+// the sign-change share and mean |change| / mean loss.
+std::pair<double, double> SignChangesAndAmplitude(const std::vector<double>& l, size_t end, size_t w) {
+  double changes = 0, amp = 0, mean = 0;
+  for (size_t i = end - w; i < end; ++i) {
+    const double d = l[i] - l[i - 1], prev = l[i - 1] - l[i - 2];
+    amp += std::fabs(d), mean += l[i];
+    if (i >= end - w + 1 && d * prev < 0) ++changes;
+  }
+  return {changes / static_cast<double>(w - 1), amp / mean};
+}
+
+TEST(CheckerIssue10, HeavyTailedBatchNoiseIsNotFluctuation) {
+  const std::vector<double> l = HeavyTailedLoss(200, [](int s) { return 6.0 * std::exp(-0.006 * s); }, 11);
+  // TheDeepChecker's test alone fires here (the rule before this change):
+  // independent noise changes direction at ~2/3 of steps.
+  bool deepchecker_fires = false;
+  for (size_t end = 51; end <= l.size(); ++end) {
+    const auto [share, amp] = SignChangesAndAmplitude(l, end, 50);
+    deepchecker_fires = deepchecker_fires || (share > 0.5 && amp > 0.5);
+  }
+  ASSERT_TRUE(deepchecker_fires);
+  Checker c = FeedLosses(l);
+  EXPECT_FALSE(Fired(c, "fluctuating_loss")) << Dump(c);
+  // An optimizer that overshoots: the loss alternates around its trend with
+  // the same noise on top; consecutive deviations are anti-correlated.
+  std::vector<double> zigzag = HeavyTailedLoss(200, [](int s) { return (s % 2 ? 1.9 : 0.1) * 3.0; }, 12);
+  Checker z = FeedLosses(zigzag);
+  ASSERT_TRUE(Fired(z, "fluctuating_loss")) << Dump(z);
+  EXPECT_LT(First(z, "fluctuating_loss").evidence.at("lag1_autocorrelation"), -3 / std::sqrt(50.0));
+}
+
+TEST(CheckerIssue10, OneOutlyingBatchIsNotDivergence) {
+  // A flat loss with 5% noise and one batch at 8x: every sliding window of 5
+  // that holds it has mean ~2.4x the lowest, five windows in a row (what the
+  // rule counted before); only one of two disjoint windows does.
+  std::vector<double> l = NoisyLoss(120, [](int) { return 1.0; }, 0.05, 13);
+  l[60] = 8.0;
+  Checker c = FeedLosses(l);
+  EXPECT_FALSE(Fired(c, "diverging_loss")) << Dump(c);
+  // A rise to 3x that holds: fires once the second window is above too.
+  std::vector<double> r = NoisyLoss(120, [](int s) { return s < 60 ? 1.0 : 3.0; }, 0.05, 14);
+  Checker d = FeedLosses(r);
+  ASSERT_TRUE(Fired(d, "diverging_loss")) << Dump(d);
+  EXPECT_GE(First(d, "diverging_loss").step, 60 + 2 * 5 - 1 - 2);  // two windows mostly past the rise
+  EXPECT_LE(First(d, "diverging_loss").step, 60 + 2 * 5 - 1);
+}
+
+// Update ratios whose log10 scatters around `level` by 0.15 decades (batch
+// noise of a small layer under plain SGD), for 120 steps; no loss recorded.
+Checker FeedNoisyRatios(double level, uint32_t seed) {
+  constexpr double kScatter = 0.15;
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> d(level, kScatter);
+  Checker c;
+  for (int64_t s = 0; s < 120; ++s) {
+    c.Add(ScalarRecord{s, "update_ratio/out.weight", std::pow(10.0, d(rng))});
+    c.EndStep(s);
+  }
+  return c;
+}
+
+TEST(CheckerIssue10, RatiosScatteringAtTheBoundAreNotUnstable) {
+  // At TheDeepChecker's bound, 10^-1: half the window means land above it
+  // by chance (the rule fired on the first of them before this change).
+  Checker at_bound = FeedNoisyRatios(-1.0, 15);
+  EXPECT_FALSE(Fired(at_bound, "unstable_learning")) << Dump(at_bound);
+  // Clearly above (10^-0.7, the same scatter): fires at the first full window.
+  Checker above = FeedNoisyRatios(-0.7, 16);
+  ASSERT_TRUE(Fired(above, "unstable_learning")) << Dump(above);
+  EXPECT_EQ(First(above, "unstable_learning").step, 9);
+  EXPECT_NE(First(above, "unstable_learning").message.find("large"), std::string::npos);
+  // And clearly below 10^-4 from the start: tiny.
+  Checker below = FeedNoisyRatios(-4.5, 17);
+  ASSERT_TRUE(Fired(below, "unstable_learning")) << Dump(below);
+  EXPECT_NE(First(below, "unstable_learning").message.find("tiny"), std::string::npos);
+}
+
+TEST(CheckerIssue10, DeadUnitsWaitForAStallTheDataShow) {
+  // 90% of a ReLU layer's outputs are 0 (the whole-layer fallback fires
+  // above 85%); the loss is flat with 20% batch noise, or with 1%.
+  auto run = [](double noise) {
+    Checker c;
+    const std::vector<double> l = NoisyLoss(80, [](int) { return 0.47; }, noise, 17);
+    for (int64_t s = 0; s < 80; ++s) {
+      std::vector<float> y = Normal(1000, 1.0f, static_cast<uint32_t>(s), -1.3f);
+      for (float& v : y) v = std::max(v, 0.0f);
+      c.Add(Rec(s, "act1", Role::kActivation, y, {1000}, "ReLU"));
+      c.Add(ScalarRecord{s, "loss", l[static_cast<size_t>(s)]});
+      c.EndStep(s);
+    }
+    return c;
+  };
+  // 20% noise: two 10-step means compare either way by chance (the gate
+  // before this change fired whenever the later one came out higher); a line
+  // through 20 steps cannot show a stall under this noise.
+  Checker noisy = run(0.2);
+  EXPECT_FALSE(Fired(noisy, "dead_relu")) << Dump(noisy);
+  Checker flat = run(0.01);
+  ASSERT_TRUE(Fired(flat, "dead_relu")) << Dump(flat);
+  EXPECT_EQ(First(flat, "dead_relu").step, 19);  // 20 losses for the line
+}
 }  // namespace
 }  // namespace lpsim
