@@ -137,16 +137,7 @@ void LossRules::Diverging() {
                 {"loss", loss}, {"lowest_loss", lowest_before}});
 }
 
-// loss_not_decreasing: a least-squares line through the last patience x
-// window losses. Comparing neighbouring windows asks for a speed (5% per 5
-// steps) that slow healthy training does not have (0.93 -> 0.68 in 64 steps
-// is ~2.4% per 5 steps); over the span the loss must fall by min_decrease at
-// all. The span (50 steps by default) also outlasts the plateau many networks
-// sit on after initialization. Minibatch noise makes two window means differ
-// by chance (MSE on noisy targets moves +-20% between windows around a slow
-// descent), so the rule fires only when the slope plus z standard errors
-// still falls short: the data show the loss is not decreasing, rather than
-// failing to show that it is.
+// The least-squares trend of the last `span` losses (see loss_rules.h).
 LossRules::Trend LossRules::Fit(size_t span) const {
   Trend t;
   const size_t n = losses_.size();
