@@ -257,7 +257,7 @@ int RunAnalyze(const AnalyzeArgs& a) {
             on_target[k][i]);
         c["role"] = a.role;
         c["format"] = spec.StorageName();
-        c["scaling"] = spec.scaling.Name();
+        c["scaling"] = spec.scaling.FullName();
         t["targets"][(*targets)[i].name] = c;
       }
       j["tensors"].push_back(t);
@@ -310,7 +310,7 @@ int RunAnalyze(const AnalyzeArgs& a) {
               << tt.Render() << "\n";
     for (const Target& tg : *targets) {
       const RoleSpec& spec = tg.role(*role);
-      std::cout << "  " << tg.name << ": " << spec.StorageName() << ", " << spec.scaling.Name()
+      std::cout << "  " << tg.name << ": " << spec.StorageName() << ", " << spec.scaling.FullName()
                 << " scaling\n";
     }
     std::cout << "\n";

@@ -136,7 +136,10 @@ class Accumulator {
         if (!skip) {
           CastEstimate e;
           switch (recipe.kind) {
-            case Scaling::Kind::kNone: e = EstimateCast(r.stats, fmt, 1.0f); break;
+            case Scaling::Kind::kNone:
+            case Scaling::Kind::kInteger:  // not parsed: integer recipes come from targets
+              e = EstimateCast(r.stats, fmt, 1.0f);
+              break;
             case Scaling::Kind::kCurrent:
               e = EstimateCast(r.stats, fmt, CurrentScale(fmt, r.stats.max_abs));
               break;

@@ -10,25 +10,6 @@
 namespace lpsim {
 namespace {
 
-// A target role's recipe as the analyzer's Scaling (float storage only).
-Scaling ToScaling(const TargetScaling& t) {
-  Scaling s;
-  switch (t.kind) {
-    case TargetScaling::Kind::kCurrent:
-      s = Scaling::Current(t.scale.margin, t.scale.power_of_two);
-      s.scale = t.scale;
-      break;
-    case TargetScaling::Kind::kDelayed:
-      s = Scaling::Delayed(t.history, t.scale.margin, t.algo);
-      s.delayed.scale = t.scale;
-      break;
-    case TargetScaling::Kind::kBlock: s = Scaling::Block(t.block); break;
-    case TargetScaling::Kind::kNone:
-    case TargetScaling::Kind::kInteger: break;
-  }
-  return s;
-}
-
 StatusOr<Format> ParseOr(const std::string& spec, const char* what) {
   StatusOr<Format> f = ParseFormat(spec);
   if (!f.ok()) return Status::Error(std::string(what) + ": " + f.status().message());
@@ -80,7 +61,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
     for (Role role : kSingleRoles) {
       const RoleSpec& spec = target_->role(ToTargetRole(role));
       if (spec.storage != RoleSpec::Storage::kFloat) continue;
-      if (!explicit_scaling_.count(role)) opt_.role_scaling[role] = ToScaling(spec.scaling);
+      if (!explicit_scaling_.count(role)) opt_.role_scaling[role] = spec.scaling;
       bool have = false;
       for (const Format& f : formats_) have |= f == spec.format;
       if (!have && formats_.size() < kMaxAnalyzeFormats) {
