@@ -58,8 +58,8 @@ void Judge(const Budgets& b, Candidate* c) {
   // lower bounds would (typically a block recipe, whose per-block amaxes the
   // histograms cannot resolve).
   const double n = c->numel ? static_cast<double>(c->numel) : 1.0;
-  if (!c->within_budget && !c->exact && c->underflow.lower / n <= b.max_underflow &&
-      c->overflow.lower / n <= b.max_overflow && snr >= b.min_snr_db) {
+  if (!c->within_budget && !c->exact && static_cast<double>(c->underflow.lower) / n <= b.max_underflow &&
+      static_cast<double>(c->overflow.lower) / n <= b.max_overflow && snr >= b.min_snr_db) {
     c->verdict += " (lower bounds within budgets: simulate " + c->recipe + " to decide)";
   }
 }
