@@ -108,11 +108,14 @@ TEST_F(StepAnalyzerTest, JudgeFormatsPicksTheFormatsTheRulesSee) {
       {std::map<Role, std::string>{{Role::kWeight, "e4m3fn"}}, {}},  // another role
       {std::map<Role, std::string>{}, {}},
   };
+  int run = 0;
   for (const auto& [judge, expected] : cases) {
     StepAnalyzerOptions o = Options(false);
     o.scaling = Scaling::None();
     o.judge_formats = judge;
-    StepAnalyzer a(o, nullptr);
+    // The rules run where the records are written (rank 0).
+    auto writer = RunWriter::Open((root_ / ("run" + std::to_string(run++))).string(), "t", "{}").value();
+    StepAnalyzer a(o, writer.get());
     std::vector<float> v(96);
     for (size_t i = 0; i < v.size(); ++i) v[i] = 1e-6f * (1.0f + static_cast<float>(i) / 96.0f);
     TensorSnapshot t;
