@@ -227,16 +227,16 @@ void StepAnalyzer::Analyze(TensorSnapshot& s) {
   }
   if (writer_) (void)writer_->Add(rec);
   if (opt_.on_record) opt_.on_record(rec);
-  if (opt_.checks && opt_.judge_formats.empty() && !opt_.judge_by_role) {
+  if (opt_.checks && !opt_.judge_formats) {
     checker_.Add(rec);
   } else if (opt_.checks) {
     // Judged in its role's format only; the other candidates stay in the
     // store for `recommend`.
     TensorRecord judged = rec;
-    auto it = opt_.judge_formats.find(rec.role);
+    auto it = opt_.judge_formats->find(rec.role);
     judged.formats.clear();
     for (const FormatRecord& f : rec.formats) {
-      if (it != opt_.judge_formats.end() && f.format == it->second) judged.formats.push_back(f);
+      if (it != opt_.judge_formats->end() && f.format == it->second) judged.formats.push_back(f);
     }
     checker_.Add(judged);
   }

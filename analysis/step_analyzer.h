@@ -28,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -84,13 +85,11 @@ struct StepAnalyzerOptions {
   bool recording = true;                // false on ranks other than 0
   bool checks = true;
   CheckConfig check_config = CheckConfig::Defaults();
-  // Not empty: the rules see, per role, only the FormatRecord of the format
-  // with this name (none for a role not in the map); the store and
-  // on_record still get every format (TrackerOptions::judge_formats).
-  std::map<Role, std::string> judge_formats;
-  // Judge by judge_formats even when it is empty (then no role gets
-  // low-precision findings); false and empty: every format is judged.
-  bool judge_by_role = false;
+  // Unset: the rules judge every format. Set: they see, per role, only the
+  // FormatRecord of the format with this name (none for a role not in the
+  // map, so an empty map judges no format). The store and on_record get
+  // every format either way (TrackerOptions::judge).
+  std::optional<std::map<Role, std::string>> judge_formats;
   std::function<void(const TensorRecord&)> on_record;
   // Likewise, for watchers of a running job (the live agent, live/agent.h):
   // every scalar, every finding (the rules' and those given to Add), and the

@@ -38,9 +38,9 @@ std::optional<NeuronSummary> SummarizeNeurons(const float* x, const std::vector<
   // View the tensor as [outer, neurons, inner]: a neuron's values are
   // x[(o * neurons + c) * inner + i].
   size_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d) outer *= static_cast<size_t>(shape[d]);
+  for (size_t d = 0; d < static_cast<size_t>(axis); ++d) outer *= static_cast<size_t>(shape[d]);
   for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= static_cast<size_t>(shape[d]);
-  const size_t neurons = static_cast<size_t>(shape[axis]);
+  const size_t neurons = static_cast<size_t>(shape[static_cast<size_t>(axis)]);
   if (outer * neurons * inner == 0) return std::nullopt;
 
   NeuronSummary s;

@@ -11,7 +11,6 @@
 //   lpsim analyze model.pt --target int8-npu,b200-nvfp4 [--role weight]
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -32,6 +31,7 @@
 #include "simd/role_quantizer.h"
 #include "simd/scaling.h"
 #include "store/npy.h"
+#include "store/torch_archive.h"
 
 namespace lpsim::cli {
 
@@ -47,21 +47,13 @@ struct Input {
   std::vector<float> data;
 };
 
-bool HasPrefix(const std::string& path, const char* magic, size_t n) {
+// The first `n` bytes of a file (fewer when it is shorter or unreadable).
+std::string FileHead(const std::string& path, size_t n) {
   std::ifstream in(path, std::ios::binary);
   std::string b(n, '\0');
   in.read(&b[0], static_cast<std::streamsize>(n));
-  return static_cast<size_t>(in.gcount()) == n && std::memcmp(b.data(), magic, n) == 0;
-}
-
-// A zip archive (TorchScript, torch.save since 1.6) or a pickle of protocol
-// 2..5 (torch.save's legacy format).
-bool LooksLikeTorch(const std::string& path) {
-  if (HasPrefix(path, "PK\x03\x04", 4)) return true;
-  std::ifstream in(path, std::ios::binary);
-  char b[2] = {};
-  in.read(b, 2);
-  return in.gcount() == 2 && static_cast<unsigned char>(b[0]) == 0x80 && b[1] >= 2 && b[1] <= 5;
+  b.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return b;
 }
 
 // The tensors of one file; `prefix` is prepended to LibTorch keys (the file's
@@ -69,8 +61,8 @@ bool LooksLikeTorch(const std::string& path) {
 Status ReadInputs(const std::filesystem::path& p, const std::string& prefix,
                   std::vector<Input>* out, std::vector<std::string>* notes) {
   const std::string path = p.string();
-  const bool npy = HasPrefix(path, "\x93NUMPY", 6);
-  if (!npy && LooksLikeTorch(path)) {
+  const bool npy = FileHead(path, 6) == "\x93NUMPY";
+  if (!npy && SniffTorchFile(FileHead(path, kTorchSniffBytes)) != TorchFileKind::kOther) {
     StatusOr<TorchFile> f = ReadTorchFileWithHelper(path);
     if (!f.ok()) return f.status();
     TorchFile file = std::move(f).value();
@@ -257,7 +249,7 @@ int RunAnalyze(const AnalyzeArgs& a) {
             on_target[k][i]);
         c["role"] = a.role;
         c["format"] = spec.StorageName();
-        c["scaling"] = spec.scaling.Name();
+        c["scaling"] = spec.scaling.FullName();
         t["targets"][(*targets)[i].name] = c;
       }
       j["tensors"].push_back(t);
@@ -310,7 +302,7 @@ int RunAnalyze(const AnalyzeArgs& a) {
               << tt.Render() << "\n";
     for (const Target& tg : *targets) {
       const RoleSpec& spec = tg.role(*role);
-      std::cout << "  " << tg.name << ": " << spec.StorageName() << ", " << spec.scaling.Name()
+      std::cout << "  " << tg.name << ": " << spec.StorageName() << ", " << spec.scaling.FullName()
                 << " scaling\n";
     }
     std::cout << "\n";

@@ -119,7 +119,7 @@ int RunQuantizeTarget(const QuantizeArgs& a) {
         {"target", target->name},
         {"role", a.role},
         {"format", spec.StorageName()},
-        {"scaling", spec.scaling.Name()},
+        {"scaling", spec.scaling.FullName()},
         {"scale", static_cast<double>(scale)},
         {"seed", *seed},
         {"input", a.in},
@@ -137,7 +137,7 @@ int RunQuantizeTarget(const QuantizeArgs& a) {
   report << fmt::format("{} {} {} -> {}\n", Printable(a.in), ShapeToString(arr.shape),
                            ToString(arr.source_dtype), Printable(a.out));
   report << fmt::format("target {}, role {}: {} with {} scaling (as [{} x {}]), seed {}\n\n",
-                           target->name, a.role, spec.StorageName(), spec.scaling.Name(), rows,
+                           target->name, a.role, spec.StorageName(), spec.scaling.FullName(), rows,
                            cols, *seed);
   const uint64_t n = counts.numel;
   Table t({{"count"}, {"elements", true}, {"%", true}});

@@ -96,19 +96,19 @@ Verdict Judge(const RoleSpec& spec, const Tracked& t, const Budgets& b) {
   }
   const Format& f = spec.format;
   const TensorStats& st = t.last.stats;
-  const TargetScaling& s = spec.scaling;
+  const Scaling& s = spec.scaling;
   switch (s.kind) {
-    case TargetScaling::Kind::kBlock:
+    case Scaling::Kind::kBlock:
       v.e = EstimateBlockCast(st, f, s.block, t.last.shape);
       break;
-    case TargetScaling::Kind::kCurrent:
+    case Scaling::Kind::kCurrent:
       v.e = EstimateCast(st, f, CurrentScale(f, st.max_abs, s.scale));
       break;
-    case TargetScaling::Kind::kDelayed: {
+    case Scaling::Kind::kDelayed: {
       // The scale of the last step: the first from its own amax, later ones
       // from the history of the steps before (as RoleQuantizer does).
-      DelayedScaler d(f, {s.history, s.algo, s.scale});
-      float scale = t.amax.empty() ? 1.0f : CurrentScale(f, t.amax[0], s.scale);
+      DelayedScaler d(f, s.delayed);
+      float scale = t.amax.empty() ? 1.0f : CurrentScale(f, t.amax[0], s.delayed.scale);
       for (size_t i = 0; i + 1 < t.amax.size(); ++i) {
         d.Update(t.amax[i]);
         scale = d.Scale();
@@ -116,8 +116,8 @@ Verdict Judge(const RoleSpec& spec, const Tracked& t, const Budgets& b) {
       v.e = EstimateCast(st, f, scale);
       break;
     }
-    case TargetScaling::Kind::kNone:
-    case TargetScaling::Kind::kInteger:
+    case Scaling::Kind::kNone:
+    case Scaling::Kind::kInteger:
       v.e = EstimateCast(st, f, 1.0f);
       break;
   }
@@ -152,7 +152,7 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
       const RoleSpec& spec = targets[i].role(ToTargetRole(key.first));
       const Verdict v = Judge(spec, t, b);
       nlohmann::ordered_json jt = {{"format", spec.StorageName()},
-                                   {"scaling", spec.scaling.Name()},
+                                   {"scaling", spec.scaling.FullName()},
                                    {"estimated", v.estimated}};
       if (!v.estimated) {
         ++unknown[i];

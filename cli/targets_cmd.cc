@@ -28,12 +28,12 @@ struct TargetsOptions {
 // suffixes (shown in the detail view).
 std::string Cell(const RoleSpec& r) {
   std::string s = r.storage_spec;
-  if (r.scaling.kind != TargetScaling::Kind::kNone &&
-      r.scaling.kind != TargetScaling::Kind::kInteger) {
-    s += " " + r.scaling.Name();
-  } else if (r.scaling.kind == TargetScaling::Kind::kInteger) {
-    s += r.scaling.per_channel ? " per-channel" : " per-tensor";
-    s += r.scaling.symmetric ? "" : " zp";
+  if (r.scaling.kind != Scaling::Kind::kNone &&
+      r.scaling.kind != Scaling::Kind::kInteger) {
+    s += " " + r.scaling.FullName();
+  } else if (r.scaling.kind == Scaling::Kind::kInteger) {
+    s += r.scaling.integer.per_channel ? " per-channel" : " per-tensor";
+    s += r.scaling.integer.symmetric ? "" : " zp";
   }
   if (r.storage == RoleSpec::Storage::kInteger
           ? r.int_rounding == IntRounding::kStochastic
@@ -54,7 +54,7 @@ std::string Detail(const Target& t) {
              {"saturate"}, {"max", true}, {"matmul unit"}});
   for (TargetRole role : AllTargetRoles()) {
     const RoleSpec& r = t.role(role);
-    tab.AddRow({ToString(role), r.StorageName(), r.scaling.Name(), RoundingName(r),
+    tab.AddRow({ToString(role), r.StorageName(), r.scaling.FullName(), RoundingName(r),
                 std::string(r.subnormals_in ? "yes" : "no") + "/" +
                     (r.subnormals_out ? "yes" : "no"),
                 r.saturate ? "yes" : "no", Number(r.MaxValue()),
@@ -84,7 +84,7 @@ nlohmann::ordered_json TargetJson(const Target& t) {
         {"storage", r.storage == RoleSpec::Storage::kFloat     ? "float"
                     : r.storage == RoleSpec::Storage::kInteger ? "integer"
                                                                : "block_fp"},
-        {"scaling", r.scaling.Name()},
+        {"scaling", r.scaling.FullName()},
         {"rounding", RoundingName(r)},
         {"subnormals", {{"in", r.subnormals_in}, {"out", r.subnormals_out}}},
         {"saturate", r.saturate},
@@ -113,11 +113,11 @@ std::vector<ExtraRange> TargetRanges(const Target& t) {
     x.role = role;
     x.format = r.format;
     switch (r.scaling.kind) {
-      case TargetScaling::Kind::kNone:
-      case TargetScaling::Kind::kInteger: x.scaled = false; break;
-      case TargetScaling::Kind::kCurrent:
-      case TargetScaling::Kind::kDelayed: x.scale = r.scaling.scale; break;
-      case TargetScaling::Kind::kBlock:
+      case Scaling::Kind::kNone:
+      case Scaling::Kind::kInteger: x.scaled = false; break;
+      case Scaling::Kind::kCurrent:
+      case Scaling::Kind::kDelayed: x.scale = r.scaling.scale_options(); break;
+      case Scaling::Kind::kBlock:
         x.scale = r.scaling.block.scale;
         // E8M0 scales are powers of two.
         if (r.scaling.block.scale_type == BlockSpec::ScaleType::kE8m0) x.scale.power_of_two = true;

@@ -20,6 +20,21 @@ bool ParseSize(const std::string& s, size_t* out) {
   return *out > 0;
 }
 
+// "1x128", "allx16": rows x columns, 0 written "all".
+std::string BlockShape(const BlockSpec& b) {
+  auto dim = [](size_t n) { return n == 0 ? std::string("all") : std::to_string(n); };
+  return dim(b.block_rows) + "x" + dim(b.block_cols);
+}
+
+const char* ScaleTypeName(BlockSpec::ScaleType t) {
+  switch (t) {
+    case BlockSpec::ScaleType::kE8m0: return "e8m0";
+    case BlockSpec::ScaleType::kNvfp4: return "nvfp4";
+    case BlockSpec::ScaleType::kFp32: return "fp32";
+  }
+  return "?";
+}
+
 }  // namespace
 
 StatusOr<BlockSpec> BlockSpec::Parse(const std::string& name) {
@@ -108,6 +123,24 @@ Scaling Scaling::Block(const BlockSpec& spec) {
   return s;
 }
 
+Scaling Scaling::Integer(bool per_channel, bool symmetric) {
+  Scaling s;
+  s.kind = Kind::kInteger;
+  s.integer = {per_channel, symmetric};
+  return s;
+}
+
+const ScaleOptions& Scaling::scale_options() const {
+  switch (kind) {
+    case Kind::kDelayed: return delayed.scale;
+    case Kind::kBlock: return block.scale;
+    case Kind::kNone:
+    case Kind::kCurrent:
+    case Kind::kInteger: break;
+  }
+  return scale;
+}
+
 StatusOr<Scaling> Scaling::Parse(const std::string& name) {
   if (name == "none") return None();
   if (name == "current") return Current();
@@ -135,6 +168,7 @@ std::string Scaling::Name() const {
     case Kind::kCurrent: return "current";
     case Kind::kDelayed: return "delayed" + std::to_string(delayed.history);
     case Kind::kBlock: break;
+    case Kind::kInteger: return FullName();
   }
   std::string base;
   if (block.block_rows == 1 && block.block_cols == 32 && block.scale_type == BlockSpec::ScaleType::kE8m0) {
@@ -147,19 +181,12 @@ std::string Scaling::Name() const {
   } else if (block.block_rows == 0 && block.block_cols == 1) {
     base = "col";
   } else {
-    auto dim = [](size_t n) { return n == 0 ? std::string("all") : std::to_string(n); };
-    base = dim(block.block_rows) + "x" + dim(block.block_cols);
+    base = BlockShape(block);
   }
   // Options only where they differ from what the base name parses to.
   const BlockSpec plain = BlockSpec::Parse(base).value();
   std::string name = base;
-  if (block.scale_type != plain.scale_type) {
-    switch (block.scale_type) {
-      case BlockSpec::ScaleType::kE8m0: name += ":e8m0"; break;
-      case BlockSpec::ScaleType::kNvfp4: name += ":nvfp4"; break;
-      case BlockSpec::ScaleType::kFp32: name += ":fp32"; break;
-    }
-  }
+  if (block.scale_type != plain.scale_type) name += std::string(":") + ScaleTypeName(block.scale_type);
   if (block.scale_type == BlockSpec::ScaleType::kFp32) {
     if (block.scale.power_of_two != plain.scale.power_of_two) {
       name += block.scale.power_of_two ? ":pow2" : ":nopow2";
@@ -167,6 +194,40 @@ std::string Scaling::Name() const {
     if (block.scale.margin != plain.scale.margin) name += ":margin=" + std::to_string(block.scale.margin);
   }
   return name;
+}
+
+std::string Scaling::FullName() const {
+  switch (kind) {
+    case Kind::kNone: return "none";
+    case Kind::kCurrent: {
+      std::string n = "current";
+      if (scale.margin != 0) n += ":margin=" + std::to_string(scale.margin);
+      if (scale.power_of_two) n += ":pow2";
+      if (scale.min_exponent != -126 || scale.max_exponent != 127) {
+        n += ":exp=" + std::to_string(scale.min_exponent) + ".." +
+             std::to_string(scale.max_exponent);
+      }
+      return n;
+    }
+    case Kind::kDelayed: {
+      std::string n = "delayed" + std::to_string(delayed.history) +
+                      (delayed.algo == AmaxReduction::kMax ? ":max" : ":most_recent");
+      if (delayed.scale.margin != 0) n += ":margin=" + std::to_string(delayed.scale.margin);
+      return n;
+    }
+    case Kind::kBlock: {
+      const std::string shape = BlockShape(block);
+      if (block.scale_type == BlockSpec::ScaleType::kE8m0 && shape == "1x32") return "mx";
+      if (block.scale_type == BlockSpec::ScaleType::kNvfp4 && shape == "1x16") return "nvfp4";
+      std::string n = shape + ":" + ScaleTypeName(block.scale_type);
+      if (block.scale_type == BlockSpec::ScaleType::kFp32 && block.scale.power_of_two) n += ":pow2";
+      return n;
+    }
+    case Kind::kInteger:
+      return std::string("int:") + (integer.per_channel ? "per_channel" : "per_tensor") +
+             (integer.symmetric ? ":symmetric" : ":asymmetric");
+  }
+  return "?";
 }
 
 }  // namespace lpsim

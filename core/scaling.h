@@ -77,12 +77,29 @@ struct BlockSpec {
   size_t BlocksPerCol(size_t rows) const;
 };
 
+// Integer quantization's scale (int8, uint8, int4 storage).
+struct IntegerScaling {
+  bool per_channel = false;  // one scale per output channel (row), else per tensor
+  bool symmetric = true;     // zero point 0
+};
+
 struct Scaling {
-  enum class Kind { kNone, kCurrent, kDelayed, kBlock };
+  enum class Kind {
+    kNone,     // cast as is
+    kCurrent,  // per tensor, from this tensor's amax
+    kDelayed,  // per tensor, from an amax history of earlier steps
+    kBlock,    // per block (1x128, 128x128, MX, NVFP4, ...): BlockSpec
+    kInteger,  // integer scale (and zero point) per tensor or per channel;
+               // only for integer storage (hardware targets, core/target.h)
+  };
   Kind kind = Kind::kNone;
   DelayedOptions delayed;  // kDelayed
   ScaleOptions scale;      // kCurrent
   BlockSpec block;         // kBlock
+  IntegerScaling integer;  // kInteger
+  // kDelayed: how a target file says the amax is reduced across ranks,
+  // "none" or "data_parallel"; recorded, not simulated.
+  std::string amax_reduction = "none";
 
   static Scaling None() { return {}; }
   static Scaling Current(int margin = 0, bool power_of_two = false);
@@ -90,15 +107,27 @@ struct Scaling {
                          AmaxReduction algo = AmaxReduction::kMax);
   static Scaling Block(const BlockSpec& spec);
   static Scaling Mx() { return Block(BlockSpec::Mx()); }
+  static Scaling Integer(bool per_channel = false, bool symmetric = true);
 
   // "none", "current", "delayed16" (history 16), "delayed" (= delayed16), or
   // a block spec (BlockSpec::Parse: "mx", "row", "col", "1x128", "128x128",
   // "RxC" with options). Parse(s.Name()) gives s back for every recipe the
-  // names can express.
+  // names can express (integer scaling has a name but no parse: it comes
+  // only from target files).
   static StatusOr<Scaling> Parse(const std::string& name);
   std::string Name() const;
-  // One multiplier for the whole tensor (none, current, delayed).
-  bool per_tensor() const { return kind != Kind::kBlock; }
+  // Every setting spelled out, as `lpsim targets` and the target JSON show a
+  // role's recipe: "current:margin=1:pow2:exp=-32..31", "delayed1024:max",
+  // "mx", "1x128:fp32", "16x16:nvfp4", "int:per_channel:symmetric".
+  std::string FullName() const;
+  // The scale options of the recipe's kind: `scale` (kCurrent and the
+  // others), `delayed.scale` (kDelayed), `block.scale` (kBlock).
+  const ScaleOptions& scale_options() const;
+  // One multiplier for the whole tensor (none, current, delayed, per-tensor
+  // integer).
+  bool per_tensor() const {
+    return kind != Kind::kBlock && !(kind == Kind::kInteger && integer.per_channel);
+  }
 };
 
 }  // namespace lpsim

@@ -90,16 +90,16 @@ Status GetInt(const Checker& c, const Json& obj, const std::string& key, const s
 // "scaling": a string shorthand ("none", "current", "delayed16", a block
 // spec) or an object.
 Status ParseScaling(const Checker& c, const Json& j, const std::string& path,
-                    TargetScaling* s) {
+                    Scaling* s) {
   if (j.is_string()) {
     const std::string v = j.get<std::string>();
     if (v == "none") return Status();
     if (v == "current") {
-      s->kind = TargetScaling::Kind::kCurrent;
+      *s = Scaling::Current();
       return Status();
     }
     if (v == "integer") {
-      s->kind = TargetScaling::Kind::kInteger;
+      *s = Scaling::Integer();
       return Status();
     }
     StatusOr<BlockSpec> b = BlockSpec::Parse(v);
@@ -107,8 +107,7 @@ Status ParseScaling(const Checker& c, const Json& j, const std::string& path,
       return c.Fail(path, "'" + v + "' is not a scaling; use none, current, integer, a block "
                           "spec (mx, nvfp4, 1x128, 128x128, RxC) or an object with \"kind\"");
     }
-    s->kind = TargetScaling::Kind::kBlock;
-    s->block = *b;
+    *s = Scaling::Block(*b);
     return Status();
   }
   if (!j.is_object()) return c.Fail(path, "must be a string or an object");
@@ -122,11 +121,12 @@ Status ParseScaling(const Checker& c, const Json& j, const std::string& path,
     std::set<std::string> keys = {"kind", "margin", "power_of_two", "exponent_range"};
     if (kind == "delayed") keys.insert({"history", "amax_compute", "amax_reduction"});
     if (Status st = CheckKeys(c, j, path, keys); !st.ok()) return st;
-    s->kind = kind == "current" ? TargetScaling::Kind::kCurrent : TargetScaling::Kind::kDelayed;
+    *s = kind == "current" ? Scaling::Current() : Scaling::Delayed();
+    ScaleOptions& so = kind == "current" ? s->scale : s->delayed.scale;
     v = 0;
     if (Status st = GetInt(c, j, "margin", p, -64, 64, &v); !st.ok()) return st;
-    s->scale.margin = static_cast<int>(v);
-    if (Status st = GetBool(c, j, "power_of_two", p, &s->scale.power_of_two); !st.ok()) return st;
+    so.margin = static_cast<int>(v);
+    if (Status st = GetBool(c, j, "power_of_two", p, &so.power_of_two); !st.ok()) return st;
     if (j.contains("exponent_range")) {
       const Json& r = j["exponent_range"];
       if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() ||
@@ -135,20 +135,20 @@ Status ParseScaling(const Checker& c, const Json& j, const std::string& path,
         return c.Fail(p + "exponent_range", "must be [lo, hi], integers with -126 <= lo <= hi "
                                             "<= 127");
       }
-      if (!s->scale.power_of_two) {
+      if (!so.power_of_two) {
         return c.Fail(p + "exponent_range", "needs \"power_of_two\": true");
       }
-      s->scale.min_exponent = r[0].get<int>();
-      s->scale.max_exponent = r[1].get<int>();
+      so.min_exponent = r[0].get<int>();
+      so.max_exponent = r[1].get<int>();
     }
     if (kind == "delayed") {
       v = 16;
       if (Status st = GetInt(c, j, "history", p, 1, 1 << 20, &v); !st.ok()) return st;
-      s->history = static_cast<size_t>(v);
+      s->delayed.history = static_cast<size_t>(v);
       std::string algo = "max";
       if (Status st = GetString(c, j, "amax_compute", p, false, &algo); !st.ok()) return st;
-      if (algo == "max") s->algo = AmaxReduction::kMax;
-      else if (algo == "most_recent") s->algo = AmaxReduction::kMostRecent;
+      if (algo == "max") s->delayed.algo = AmaxReduction::kMax;
+      else if (algo == "most_recent") s->delayed.algo = AmaxReduction::kMostRecent;
       else return c.Fail(p + "amax_compute", "must be \"max\" or \"most_recent\"");
       if (Status st = GetString(c, j, "amax_reduction", p, false, &s->amax_reduction); !st.ok())
         return st;
@@ -163,20 +163,19 @@ Status ParseScaling(const Checker& c, const Json& j, const std::string& path,
     if (Status st = GetString(c, j, "block", p, true, &spec); !st.ok()) return st;
     StatusOr<BlockSpec> b = BlockSpec::Parse(spec);
     if (!b.ok()) return c.Fail(p + "block", b.status().message());
-    s->kind = TargetScaling::Kind::kBlock;
-    s->block = *b;
+    *s = Scaling::Block(*b);
     return Status();
   } else if (kind == "integer") {
     if (Status st = CheckKeys(c, j, path, {"kind", "granularity", "symmetric"}); !st.ok())
       return st;
-    s->kind = TargetScaling::Kind::kInteger;
+    *s = Scaling::Integer();
     std::string g = "per_tensor";
     if (Status st = GetString(c, j, "granularity", p, false, &g); !st.ok()) return st;
     if (g != "per_tensor" && g != "per_channel") {
       return c.Fail(p + "granularity", "must be \"per_tensor\" or \"per_channel\"");
     }
-    s->per_channel = g == "per_channel";
-    return GetBool(c, j, "symmetric", p, &s->symmetric);
+    s->integer.per_channel = g == "per_channel";
+    return GetBool(c, j, "symmetric", p, &s->integer.symmetric);
   }
   return c.Fail(p + "kind", "'" + kind + "' is not a scaling kind; use none, current, delayed, "
                                           "block or integer");
@@ -216,14 +215,14 @@ Status ParseRole(const Checker& c, const Json& j, const std::string& path,
   const bool is_int = r->storage == RoleSpec::Storage::kInteger;
   const bool is_bfp = r->storage == RoleSpec::Storage::kBlockFp;
   if (is_int) {
-    if (!j.contains("scaling")) r->scaling.kind = TargetScaling::Kind::kInteger;
-    if (r->scaling.kind != TargetScaling::Kind::kInteger) {
+    if (!j.contains("scaling")) r->scaling = Scaling::Integer();
+    if (r->scaling.kind != Scaling::Kind::kInteger) {
       return c.Fail(p + "scaling", "an integer format takes \"integer\" scaling (per_tensor or "
                                    "per_channel, symmetric or not)");
     }
-  } else if (r->scaling.kind == TargetScaling::Kind::kInteger) {
+  } else if (r->scaling.kind == Scaling::Kind::kInteger) {
     return c.Fail(p + "scaling", "integer scaling needs an integer format (int8, uint8, int4)");
-  } else if (is_bfp && r->scaling.kind != TargetScaling::Kind::kNone) {
+  } else if (is_bfp && r->scaling.kind != Scaling::Kind::kNone) {
     return c.Fail(p + "scaling", "block floating point carries its own shared exponent; use "
                                  "\"none\"");
   }
@@ -341,45 +340,6 @@ TargetRole ToTargetRole(Role r) {
 }
 
 const std::array<TargetRole, kNumTargetRoles>& AllTargetRoles() { return kRoles; }
-
-std::string TargetScaling::Name() const {
-  switch (kind) {
-    case Kind::kNone: return "none";
-    case Kind::kCurrent: {
-      std::string n = "current";
-      if (scale.margin != 0) n += ":margin=" + std::to_string(scale.margin);
-      if (scale.power_of_two) n += ":pow2";
-      if (scale.min_exponent != -126 || scale.max_exponent != 127) {
-        n += ":exp=" + std::to_string(scale.min_exponent) + ".." +
-             std::to_string(scale.max_exponent);
-      }
-      return n;
-    }
-    case Kind::kDelayed: {
-      std::string n = "delayed" + std::to_string(history) +
-                      (algo == AmaxReduction::kMax ? ":max" : ":most_recent");
-      if (scale.margin != 0) n += ":margin=" + std::to_string(scale.margin);
-      return n;
-    }
-    case Kind::kBlock: {
-      const std::string rows = block.block_rows == 0 ? "all" : std::to_string(block.block_rows);
-      const std::string cols = block.block_cols == 0 ? "all" : std::to_string(block.block_cols);
-      switch (block.scale_type) {
-        case BlockSpec::ScaleType::kE8m0:
-          return rows + "x" + cols == "1x32" ? "mx" : rows + "x" + cols + ":e8m0";
-        case BlockSpec::ScaleType::kNvfp4:
-          return rows + "x" + cols == "1x16" ? "nvfp4" : rows + "x" + cols + ":nvfp4";
-        case BlockSpec::ScaleType::kFp32:
-          return rows + "x" + cols + (block.scale.power_of_two ? ":fp32:pow2" : ":fp32");
-      }
-      return "?";
-    }
-    case Kind::kInteger:
-      return std::string("int:") + (per_channel ? "per_channel" : "per_tensor") +
-             (symmetric ? ":symmetric" : ":asymmetric");
-  }
-  return "?";
-}
 
 double RoleSpec::MaxValue() const {
   switch (storage) {
@@ -548,7 +508,7 @@ std::pair<size_t, size_t> RoleMatrixShape(const RoleSpec& role,
   size_t n = 1;
   for (int64_t d : shape) n *= static_cast<size_t>(std::max<int64_t>(d, 0));
   if (shape.size() < 2 || n == 0) return {1, shape.empty() ? 1 : n};
-  if (role.storage == RoleSpec::Storage::kInteger && role.scaling.per_channel) {
+  if (role.storage == RoleSpec::Storage::kInteger && role.scaling.integer.per_channel) {
     const size_t rows = static_cast<size_t>(shape[0]);
     return {rows, n / rows};
   }

@@ -52,29 +52,6 @@ const std::array<TargetRole, kNumTargetRoles>& AllTargetRoles();
 // record role; kNone and kAll map to kWeight).
 TargetRole ToTargetRole(Role r);
 
-// Scaling recipe and granularity of one role.
-struct TargetScaling {
-  enum class Kind : uint8_t {
-    kNone,     // cast as is
-    kCurrent,  // per tensor, from this tensor's amax
-    kDelayed,  // per tensor, from an amax history of earlier steps
-    kBlock,    // per block (1x128, 128x128, MX, NVFP4, ...): BlockSpec
-    kInteger,  // integer scale (and zero point) per tensor or per channel
-  };
-  Kind kind = Kind::kNone;
-  ScaleOptions scale;                // kCurrent, kDelayed: margin, power of two, exponent range
-  size_t history = 16;               // kDelayed
-  AmaxReduction algo = AmaxReduction::kMax;  // kDelayed
-  std::string amax_reduction = "none";  // kDelayed: "none" or "data_parallel" (recorded)
-  BlockSpec block;                   // kBlock
-  bool per_channel = false;          // kInteger: one scale per output channel (row)
-  bool symmetric = true;             // kInteger: zero point 0
-
-  // "none", "current", "delayed1024:max", "1x128", "mx", "nvfp4",
-  // "int:per_channel:symmetric", ...
-  std::string Name() const;
-};
-
 // What one role's tensor goes through.
 struct RoleSpec {
   enum class Storage : uint8_t { kFloat, kInteger, kBlockFp };
@@ -83,7 +60,7 @@ struct RoleSpec {
   Format format;             // kFloat: with the role's saturation and FTZ applied
   IntFormat int_format;      // kInteger
   BfpFormat bfp_format;      // kBlockFp
-  TargetScaling scaling;
+  Scaling scaling;           // its recipe and granularity (kInteger for integer storage)
   Rounding rounding = Rounding::kNearestEven;  // kFloat, kBlockFp
   IntRounding int_rounding = IntRounding::kHalfAway;  // kInteger
   bool subnormals_in = true;   // false: subnormal inputs read as zero (DAZ)

@@ -201,11 +201,19 @@ void IntQuantizeRef(const IntFormat& f, const float* in, size_t rows, size_t col
     }
     p[g] = opt.symmetric ? SymmetricIntParams(f, amax) : AsymmetricIntParams(f, lo, hi);
   }
+  IntQuantizeWithRef(f, in, rows, cols, p.data(), opt, out, counts);
+  if (params) *params = std::move(p);
+}
+
+void IntQuantizeWithRef(const IntFormat& f, const float* in, size_t rows, size_t cols,
+                        const IntQuantParams* params, const IntQuantizeOptions& opt, float* out,
+                        CastCounts* counts) {
+  const size_t n = rows * cols;
   const uint32_t key = StochasticKey(opt.seed);
   internal::CastCounter counter(n);
   for (size_t i = 0; i < n; ++i) {
     const float x = in[i];
-    const IntQuantParams& gp = p[group_size == 0 ? 0 : i / group_size];
+    const IntQuantParams& gp = params[opt.per_row ? i / cols : 0];
     const uint32_t r = opt.rounding == IntRounding::kStochastic
                            ? StochasticBits(key, opt.index_offset + i) : 0u;
     const IntEncoded e = QuantizeIntRef(f, x, gp, opt.rounding, r);
@@ -213,7 +221,6 @@ void IntQuantizeRef(const IntFormat& f, const float* in, size_t rows, size_t col
     out[i] = q;
     counter.Add(i, x, q, e.flags);
   }
-  if (params) *params = std::move(p);
   if (counts) *counts = counter.Finish();
 }
 

@@ -111,6 +111,14 @@ void IntQuantizeRef(const IntFormat& f, const float* in, size_t rows, size_t col
                     const IntQuantizeOptions& opt, float* out,
                     std::vector<IntQuantParams>* params, CastCounts* counts);
 
+// The cast alone with given parameters (the reference of simd::IntQuantizeWith):
+// params[r] for row r when opt.per_row, else params[0] for the whole tensor
+// (opt.symmetric is unused); the stochastic index of element i is
+// opt.index_offset + i. `counts` may be null; `out` may equal `in`.
+void IntQuantizeWithRef(const IntFormat& f, const float* in, size_t rows, size_t cols,
+                        const IntQuantParams* params, const IntQuantizeOptions& opt, float* out,
+                        CastCounts* counts);
+
 }  // namespace lpsim
 
 #endif  // LPSIM_FORMATS_INTEGER_H_

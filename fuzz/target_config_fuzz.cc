@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(!t->name.empty());
   for (const RoleSpec& r : t->roles) {
     FUZZ_CHECK(!r.StorageName().empty());
-    FUZZ_CHECK(!r.scaling.Name().empty());
+    FUZZ_CHECK(!r.scaling.FullName().empty());
     if (r.storage == RoleSpec::Storage::kFloat) {
       const double hi = r.MaxValue(), lo = r.MinPositive();
       FUZZ_CHECK(std::isfinite(hi) && hi > 0);

@@ -352,9 +352,10 @@ double FormatValue(const std::string& f, const FormatRecord& fr) {
 Json Histogram(const TensorStats& s) {
   Json e = Json::array(), c = Json::array();
   for (int b = 0; b < TensorStats::kExponentBins; ++b) {
-    if (s.exponent_hist[b] == 0) continue;
+    const uint64_t count = s.exponent_hist[static_cast<size_t>(b)];
+    if (count == 0) continue;
     e.push_back(b + TensorStats::kMinExponent);
-    c.push_back(s.exponent_hist[b]);
+    c.push_back(count);
   }
   return {{"e", e}, {"c", c}};
 }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "mmu/internal/kernel.h"
-#include "simd/internal/parallel.h"
+#include "simd/parallel.h"
 #include "simd/quantize.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -173,7 +173,7 @@ void GemmKernel(const GemmConfig& cfg, const internal::KernelParams& kp, const P
   }
   const size_t workers =
       std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), m));
-  simd::internal::ForEachRange(m, workers, [&](size_t, size_t r0, size_t r1) {
+  simd::ForEachRange(m, workers, [&](size_t, size_t r0, size_t r1) {
     std::vector<uint8_t> special(n, 0);
     std::vector<T> row(n);
     for (size_t i = r0; i < r1; ++i) {
@@ -219,7 +219,7 @@ void RowwiseKernel(const GemmConfig& cfg, const internal::KernelParams& kp, cons
   const size_t blocks = (m + block - 1) / block;
   const size_t workers =
       std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), blocks));
-  simd::internal::ForEachRange(blocks, workers, [&](size_t, size_t b0, size_t b1) {
+  simd::ForEachRange(blocks, workers, [&](size_t, size_t b0, size_t b1) {
     std::vector<uint8_t> special(block, 0);
     std::vector<T> out(block);
     for (size_t blk = b0; blk < b1; ++blk) {
@@ -255,7 +255,7 @@ void Gemm(const GemmConfig& cfg, size_t m, size_t n, size_t k, const float* a, c
   if (!UsesKernel(cfg)) {
     const size_t workers =
         std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), m));
-    simd::internal::ForEachRange(m, workers, [&](size_t, size_t r0, size_t r1) {
+    simd::ForEachRange(m, workers, [&](size_t, size_t r0, size_t r1) {
       for (size_t i = r0; i < r1; ++i) {
         for (size_t j = 0; j < n; ++j) {
           d[i * n + j] = RefAt(cfg, in.a.data() + i * k, 1, in.b.data() + j, n, k,
@@ -279,7 +279,7 @@ void RowwiseDot(const GemmConfig& cfg, size_t m, size_t k, const float* a, const
   if (!UsesKernel(cfg)) {
     const size_t workers =
         std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), m));
-    simd::internal::ForEachRange(m, workers, [&](size_t, size_t r0, size_t r1) {
+    simd::ForEachRange(m, workers, [&](size_t, size_t r0, size_t r1) {
       for (size_t i = r0; i < r1; ++i) {
         d[i] = RefAt(cfg, in.a.data() + i * k, 1, in.b.data() + i * k, 1, k, c ? in.c[i] : 0.0f);
       }

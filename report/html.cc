@@ -167,9 +167,10 @@ struct Builder {
     j["s"] = r.step;
     Json e = Json::array(), c = Json::array();
     for (int b = 0; b < TensorStats::kExponentBins; ++b) {
-      if (r.stats.exponent_hist[b] == 0) continue;
+      const uint64_t count = r.stats.exponent_hist[static_cast<size_t>(b)];
+      if (count == 0) continue;
       e.push_back(b + TensorStats::kMinExponent);
-      c.push_back(r.stats.exponent_hist[b]);
+      c.push_back(count);
     }
     j["e"] = e;
     j["c"] = c;
@@ -182,8 +183,8 @@ struct Builder {
     for (const FormatRecord& f : r.formats) {
       const CastCounts& k = f.counts;
       const double n = k.numel ? static_cast<double>(k.numel) : 1.0;
-      cells.push_back(Json::array({Pair(f.format + "/" + f.recipe), Short(100.0 * k.underflow / n),
-                                   Short(100.0 * k.overflow / n), Short(k.SnrDb()),
+      cells.push_back(Json::array({Pair(f.format + "/" + f.recipe), Short(100.0 * static_cast<double>(k.underflow) / n),
+                                   Short(100.0 * static_cast<double>(k.overflow) / n), Short(k.SnrDb()),
                                    Short(f.scale)}));
       StatusOr<Format> fmt = ParseFormat(f.format);
       if (fmt.ok() && f.scale > 0 && std::isfinite(f.scale)) {

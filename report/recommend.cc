@@ -58,8 +58,8 @@ void Judge(const Budgets& b, Candidate* c) {
   // lower bounds would (typically a block recipe, whose per-block amaxes the
   // histograms cannot resolve).
   const double n = c->numel ? static_cast<double>(c->numel) : 1.0;
-  if (!c->within_budget && !c->exact && c->underflow.lower / n <= b.max_underflow &&
-      c->overflow.lower / n <= b.max_overflow && snr >= b.min_snr_db) {
+  if (!c->within_budget && !c->exact && static_cast<double>(c->underflow.lower) / n <= b.max_underflow &&
+      static_cast<double>(c->overflow.lower) / n <= b.max_overflow && snr >= b.min_snr_db) {
     c->verdict += " (lower bounds within budgets: simulate " + c->recipe + " to decide)";
   }
 }
@@ -136,7 +136,10 @@ class Accumulator {
         if (!skip) {
           CastEstimate e;
           switch (recipe.kind) {
-            case Scaling::Kind::kNone: e = EstimateCast(r.stats, fmt, 1.0f); break;
+            case Scaling::Kind::kNone:
+            case Scaling::Kind::kInteger:  // not parsed: integer recipes come from targets
+              e = EstimateCast(r.stats, fmt, 1.0f);
+              break;
             case Scaling::Kind::kCurrent:
               e = EstimateCast(r.stats, fmt, CurrentScale(fmt, r.stats.max_abs));
               break;

@@ -135,8 +135,12 @@ struct Candidate {
   std::string verdict;  // "within budgets" or the first budget it breaks
 
   double SnrDb() const;  // +Inf when there is no error
-  double UnderflowUpper() const { return numel ? double(underflow.upper) / numel : 0; }
-  double OverflowUpper() const { return numel ? double(overflow.upper) / numel : 0; }
+  double UnderflowUpper() const { return Share(underflow.upper); }
+  double OverflowUpper() const { return Share(overflow.upper); }
+  // count / numel (0 for an empty candidate).
+  double Share(uint64_t count) const {
+    return numel ? static_cast<double>(count) / static_cast<double>(numel) : 0;
+  }
 };
 
 struct LayerAdvice {

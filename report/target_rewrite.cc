@@ -11,26 +11,26 @@ void TargetRewrite::operator()(TensorRecord* r) {
   const RoleSpec& spec = target_.role(ToTargetRole(r->role));
   if (spec.storage != RoleSpec::Storage::kFloat) return;
   const Format& f = spec.format;
-  const TargetScaling& s = spec.scaling;
+  const Scaling& s = spec.scaling;
   float scale = 1.0f;
   CastEstimate e;
-  if (s.kind == TargetScaling::Kind::kBlock) {
+  if (s.kind == Scaling::Kind::kBlock) {
     e = EstimateBlockCast(r->stats, f, s.block, r->shape);
   } else {
-    if (s.kind == TargetScaling::Kind::kCurrent) {
+    if (s.kind == Scaling::Kind::kCurrent) {
       scale = CurrentScale(f, r->stats.max_abs, s.scale);
-    } else if (s.kind == TargetScaling::Kind::kDelayed) {
+    } else if (s.kind == Scaling::Kind::kDelayed) {
       auto [it, fresh] = delayed_.try_emplace(std::string(ToString(r->role)) + "|" + r->name,
-                                              f, DelayedScaler::Options{s.history, s.algo, s.scale});
-      scale = fresh ? CurrentScale(f, r->stats.max_abs, s.scale) : it->second.Scale();
+                                              f, s.delayed);
+      scale = fresh ? CurrentScale(f, r->stats.max_abs, s.delayed.scale) : it->second.Scale();
       it->second.Update(r->stats.max_abs);
     }
     e = EstimateCast(r->stats, f, scale);
   }
   FormatRecord fr;
   fr.format = f.name();
-  fr.recipe = s.kind == TargetScaling::Kind::kDelayed ? "delayed" + std::to_string(s.history)
-                                                        : s.Name();
+  fr.recipe = s.kind == Scaling::Kind::kDelayed ? "delayed" + std::to_string(s.delayed.history)
+                                                        : s.FullName();
   fr.scale = scale;
   fr.counts.numel = e.numel;
   fr.counts.underflow = e.underflow.upper;

@@ -8,7 +8,7 @@
 #include "core/bits.h"
 #include "formats/fixed_sum.h"
 #include "simd/internal/cast_params.h"
-#include "simd/internal/parallel.h"
+#include "simd/parallel.h"
 #include "simd/internal/stats.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -76,11 +76,11 @@ AnalyzeResult AnalyzeDriver(const void* src, internal::AnalyzeJob::Source source
     job.slot_sig[s] = sums.data() + (4 + 2 * s) * chunks;
   }
 
-  const size_t workers = internal::ThreadsFor(n, threads);
+  const size_t workers = ThreadsFor(n, threads);
   std::vector<internal::StatsPartial> parts(workers);
   std::vector<std::vector<internal::CastState>> counts(
       workers, std::vector<internal::CastState>(num_slots));
-  internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
+  ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
     HWY_DYNAMIC_DISPATCH(AnalyzeChunks)(job, c0, c1, &parts[w], counts[w].data());
   });
 

@@ -7,7 +7,7 @@
 #include "formats/stochastic.h"
 #include "simd/internal/cast_params.h"
 #include "simd/internal/lattice_params.h"
-#include "simd/internal/parallel.h"
+#include "simd/parallel.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd/block_fp.cc"
@@ -31,12 +31,12 @@ void BfpQuantize(const BfpFormat& f, const float* in, size_t rows, size_t cols,
     return;
   }
   const size_t bpr = f.BlocksPerRow(cols);
-  const size_t workers = internal::ThreadsFor(n, threads);
+  const size_t workers = ThreadsFor(n, threads);
 
   // 1. Every block's exponent before any output is written: with out == in,
   // a row that two workers share must not be read after one has cast it.
   std::vector<uint8_t> fields(rows * bpr);
-  internal::ForEachRange(rows, workers, [&](size_t, size_t r0, size_t r1) {
+  ForEachRange(rows, workers, [&](size_t, size_t r0, size_t r1) {
     HWY_DYNAMIC_DISPATCH(BfpExponentRows)(in, cols, f.block, bpr, r0, r1, fields.data());
   });
   if (exps) std::copy(fields.begin(), fields.end(), exps);
@@ -52,7 +52,7 @@ void BfpQuantize(const BfpFormat& f, const float* in, size_t rows, size_t cols,
   const size_t chunks = NumSumChunks(n);
   std::vector<double> chunk_err(sums ? chunks : 0), chunk_sig(sums ? chunks : 0);
   std::vector<internal::CastState> partial(workers);
-  internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
+  ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
     std::vector<int32_t> lane_f(cols);
     size_t cached_row = ~size_t{0};
     for (size_t c = c0; c < c1; ++c) {

@@ -6,7 +6,7 @@
 #include "formats/fixed_sum.h"
 #include "simd/internal/cast_params.h"
 #include "simd/internal/lattice_params.h"
-#include "simd/internal/parallel.h"
+#include "simd/parallel.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd/integer.cc"
@@ -47,9 +47,9 @@ void IntQuantizeWith(const IntFormat& f, const float* in, size_t rows, size_t co
   const bool sums = counts != nullptr;
   const size_t chunks = NumSumChunks(n);
   std::vector<double> chunk_err(sums ? chunks : 0), chunk_sig(sums ? chunks : 0);
-  const size_t workers = internal::ThreadsFor(n, threads);
+  const size_t workers = ThreadsFor(n, threads);
   std::vector<internal::CastState> partial(workers);
-  internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
+  ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
     for (size_t c = c0; c < c1; ++c) {
       const size_t begin = c * kSumChunk;
       const size_t end = std::min(n, begin + kSumChunk);
@@ -79,7 +79,7 @@ void IntQuantize(const IntFormat& f, const float* in, size_t rows, size_t cols,
   std::vector<IntQuantParams> p;
   if (opt.per_row) {
     p.resize(rows);
-    internal::ForEachRange(rows, internal::ThreadsFor(n, threads),
+    ForEachRange(rows, ThreadsFor(n, threads),
                            [&](size_t, size_t r0, size_t r1) {
                              for (size_t r = r0; r < r1; ++r) {
                                float lo, hi;
@@ -88,9 +88,9 @@ void IntQuantize(const IntFormat& f, const float* in, size_t rows, size_t cols,
                              }
                            });
   } else if (n > 0) {
-    const size_t workers = internal::ThreadsFor(n, threads);
+    const size_t workers = ThreadsFor(n, threads);
     std::vector<float> lo(workers, 0.0f), hi(workers, 0.0f);
-    internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
+    ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
       const size_t begin = c0 * kSumChunk, end = std::min(n, c1 * kSumChunk);
       HWY_DYNAMIC_DISPATCH(FiniteRange)(in + begin, end - begin, &lo[w], &hi[w]);
     });

@@ -5,7 +5,7 @@
 
 #include "formats/fixed_sum.h"
 #include "simd/internal/cast_params.h"
-#include "simd/internal/parallel.h"
+#include "simd/parallel.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd/quantize.cc"
@@ -40,9 +40,9 @@ void CastPiece(const Format& f, const float* in, size_t n, const QuantizeOptions
   const size_t chunks = NumSumChunks(n);
   chunk_err->assign(sums ? chunks : 0, 0.0);
   chunk_sig->assign(sums ? chunks : 0, 0.0);
-  const size_t workers = internal::ThreadsFor(n, threads);
+  const size_t workers = ThreadsFor(n, threads);
   partial->assign(workers, internal::CastState());
-  internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
+  ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
     HWY_DYNAMIC_DISPATCH(CastChunks)(p, in, n, c0, c1, out_kind, out, sums, chunk_err->data(),
                                      chunk_sig->data(), &(*partial)[w]);
   });
@@ -106,7 +106,7 @@ void Encode(const Format& f, const float* in, size_t n, const QuantizeOptions& o
 void Decode(const Format& f, const void* codes, size_t n, float* out, int threads) {
   const internal::CastParams p = internal::MakeCastParams(f, Rounding::kNearestEven, 0, 0, 1.0f);
   const int bytes = static_cast<int>(CodeBytes(f));
-  internal::ForEachChunkRange(n, internal::ThreadsFor(n, threads),
+  ForEachChunkRange(n, ThreadsFor(n, threads),
                               [&](size_t, size_t c0, size_t c1) {
                                 HWY_DYNAMIC_DISPATCH(DecodeRange)(
                                     p, codes, bytes, c0 * kSumChunk,

@@ -10,12 +10,8 @@ namespace lpsim {
 
 RoleQuantizer::RoleQuantizer(const RoleSpec& spec) : spec_(spec) {
   if (spec_.storage == RoleSpec::Storage::kFloat &&
-      spec_.scaling.kind == TargetScaling::Kind::kDelayed) {
-    DelayedScaler::Options o;
-    o.history = spec_.scaling.history;
-    o.algo = spec_.scaling.algo;
-    o.scale = spec_.scaling.scale;
-    delayed_ = std::make_unique<DelayedScaler>(spec_.format, o);
+      spec_.scaling.kind == Scaling::Kind::kDelayed) {
+    delayed_ = std::make_unique<DelayedScaler>(spec_.format, spec_.scaling.delayed);
   }
 }
 
@@ -25,8 +21,8 @@ float RoleQuantizer::Quantize(const float* in, size_t rows, size_t cols, const O
   switch (spec_.storage) {
     case RoleSpec::Storage::kInteger: {
       IntQuantizeOptions io;
-      io.per_row = spec_.scaling.per_channel;
-      io.symmetric = spec_.scaling.symmetric;
+      io.per_row = spec_.scaling.integer.per_channel;
+      io.symmetric = spec_.scaling.integer.symmetric;
       io.rounding = spec_.int_rounding;
       io.seed = opt.seed;
       io.index_offset = opt.index_offset;
@@ -47,18 +43,18 @@ float RoleQuantizer::Quantize(const float* in, size_t rows, size_t cols, const O
   qo.rounding = spec_.rounding;
   qo.seed = opt.seed;
   qo.index_offset = opt.index_offset;
-  const TargetScaling& s = spec_.scaling;
-  if (s.kind == TargetScaling::Kind::kBlock) {
+  const Scaling& s = spec_.scaling;
+  if (s.kind == Scaling::Kind::kBlock) {
     simd::BlockQuantize(spec_.format, in, rows, cols, s.block, qo, out, nullptr, counts,
                         opt.threads);
     return 1.0f;
   }
   float scale = 1.0f;
-  if (s.kind == TargetScaling::Kind::kCurrent) {
+  if (s.kind == Scaling::Kind::kCurrent) {
     scale = CurrentScale(spec_.format, simd::Amax(in, n, opt.threads), s.scale);
-  } else if (s.kind == TargetScaling::Kind::kDelayed) {
+  } else if (s.kind == Scaling::Kind::kDelayed) {
     const float amax = simd::Amax(in, n, opt.threads);
-    scale = first_ ? CurrentScale(spec_.format, amax, s.scale) : delayed_->Scale();
+    scale = first_ ? CurrentScale(spec_.format, amax, s.delayed.scale) : delayed_->Scale();
     delayed_->Update(amax);
     first_ = false;
   }

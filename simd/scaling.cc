@@ -12,7 +12,7 @@
 #include "formats/fixed_sum.h"
 #include "formats/stochastic.h"
 #include "simd/internal/cast_params.h"
-#include "simd/internal/parallel.h"
+#include "simd/parallel.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd/scaling.cc"
@@ -155,9 +155,9 @@ HWY_EXPORT(BlockAmaxRows);
 HWY_EXPORT(BlockCastChunks);
 
 float Amax(const float* x, size_t n, int threads) {
-  const size_t workers = internal::ThreadsFor(n, threads);
+  const size_t workers = ThreadsFor(n, threads);
   std::vector<uint32_t> part(workers, 0);
-  internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
+  ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
     part[w] = HWY_DYNAMIC_DISPATCH(AmaxBits)(x, c0 * kSumChunk, std::min(n, c1 * kSumChunk));
   });
   return FloatOf(*std::max_element(part.begin(), part.end()));
@@ -174,14 +174,14 @@ std::vector<float> BlockAmaxes(const float* in, size_t rows, size_t cols, const 
     HWY_DYNAMIC_DISPATCH(BlockAmaxRows)(in, cols, 0, rows, g.br, g.bc, g.bpr, amax_bits.data());
   } else if (g.bpc >= workers) {
     // Workers own whole block rows.
-    internal::ForEachRange(g.bpc, workers, [&](size_t, size_t b0, size_t b1) {
+    ForEachRange(g.bpc, workers, [&](size_t, size_t b0, size_t b1) {
       HWY_DYNAMIC_DISPATCH(BlockAmaxRows)(in, cols, b0 * g.br, std::min(rows, b1 * g.br), g.br,
                                           g.bc, g.bpr, amax_bits.data() + b0 * g.bpr);
     });
   } else {
     // Few block rows: workers split rows into private copies, merged by max.
     std::vector<std::vector<uint32_t>> priv(workers, std::vector<uint32_t>(g.blocks(), 0));
-    internal::ForEachRange(rows, workers, [&](size_t w, size_t r0, size_t r1) {
+    ForEachRange(rows, workers, [&](size_t w, size_t r0, size_t r1) {
       if (r0 < r1) {
         HWY_DYNAMIC_DISPATCH(BlockAmaxRows)(in, cols, r0, r1, g.br, g.bc, g.bpr,
                                             priv[w].data() + (r0 / g.br) * g.bpr);
@@ -214,7 +214,7 @@ void BlockCast(const Format& f, const float* in, size_t rows, size_t cols, const
   const size_t chunks = NumSumChunks(n);
   std::vector<double> chunk_err(sums ? chunks : 0), chunk_sig(sums ? chunks : 0);
   std::vector<internal::CastState> partial(workers);
-  internal::ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
+  ForEachChunkRange(n, workers, [&](size_t w, size_t c0, size_t c1) {
     HWY_DYNAMIC_DISPATCH(BlockCastChunks)(p, in, rows, cols, g.br, g.bc, g.bpr, mult.data(),
                                           inv.data(), c0, c1, out, sums, chunk_err.data(),
                                           chunk_sig.data(), &partial[w]);
@@ -233,7 +233,7 @@ void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
     return;
   }
   const Geometry g(spec, rows, cols);
-  const size_t workers = internal::ThreadsFor(n, threads);
+  const size_t workers = ThreadsFor(n, threads);
   const std::vector<float> amax = BlockAmaxes(in, rows, cols, g, workers);
   BlockCast(f, in, rows, cols, spec, g, amax, opt, out, scales, counts, workers);
 }
@@ -247,7 +247,7 @@ void BlockCounts(const std::vector<Format>& formats, const float* in, size_t row
     return;
   }
   const Geometry g(spec, rows, cols);
-  const size_t workers = internal::ThreadsFor(n, threads);
+  const size_t workers = ThreadsFor(n, threads);
   const std::vector<float> amax = BlockAmaxes(in, rows, cols, g, workers);
   for (size_t i = 0; i < formats.size(); ++i) {
     BlockCast(formats[i], in, rows, cols, spec, g, amax, opt, nullptr, nullptr, &counts[i],

@@ -186,7 +186,7 @@ Status ExportTandv(const RunReader& reader, std::ostream& out, const ExportOptio
     uint64_t below = 0, above = s.pos_infs + s.neg_infs;
     std::vector<uint64_t> counts(window, 0);
     for (int i = 0; i < TensorStats::kExponentBins; ++i) {
-      const uint64_t c = s.exponent_hist[i];
+      const uint64_t c = s.exponent_hist[static_cast<size_t>(i)];
       if (c == 0) continue;
       const int k = i + TensorStats::kMinExponent + 1;
       if (k < opt.tandv_min_exp) {

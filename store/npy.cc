@@ -54,7 +54,7 @@ void AppendFloats(const float* data, size_t n, std::string* out) {
     for (size_t i = 0; i < n; ++i) {
       uint32_t bits;
       std::memcpy(&bits, data + i, 4);
-      for (int b = 0; b < 4; ++b) (*out)[start + 4 * i + b] = static_cast<char>(bits >> (8 * b));
+      for (size_t b = 0; b < 4; ++b) (*out)[start + 4 * i + b] = static_cast<char>(bits >> (8 * b));
     }
   }
 }

@@ -152,7 +152,7 @@ StatusOr<NpyArray> Decode(ByteSource* src, size_t piece_elems = 0,
   }
   // 2. Header length: 2 bytes in 1.0, 4 bytes from 2.0 on.
   const int len_bytes = major == 1 ? 2 : 4;
-  got = src->Read(pre + 8, len_bytes);
+  got = src->Read(pre + 8, static_cast<size_t>(len_bytes));
   if (!src->error().empty()) return ReadError(src);
   if (got < static_cast<size_t>(len_bytes)) {
     return Status::Error("truncated header: the file ends inside the header length");

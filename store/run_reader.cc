@@ -49,7 +49,8 @@ bool HeaderSaysWal(const std::string& file) {
 std::string FileUri(const std::string& path) {
   static const char kHex[] = "0123456789ABCDEF";
   std::string uri = "file:";
-  for (unsigned char c : path) {
+  for (const char ch : path) {
+    const unsigned char c = static_cast<unsigned char>(ch);
     if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == '~') {
       uri += static_cast<char>(c);
     } else {

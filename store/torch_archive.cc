@@ -126,9 +126,22 @@ Status CheckPickleBounds(std::string_view p, std::string_view record) {
   return Status();  // no STOP: the unpickler reports the truncation itself
 }
 
+TorchFileKind SniffTorchFile(std::string_view head) {
+  if (head.size() >= 4 && Le(head, 0, 4) == kLocalSig) return TorchFileKind::kZip;
+  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 &&
+      head[1] <= 5) {
+    return TorchFileKind::kPickle;  // PROTO 2..5
+  }
+  return TorchFileKind::kOther;
+}
+
 Status CheckTorchArchive(std::string_view b) {
-  if (b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x80) return CheckPickleBounds(b, "(file)");
-  if (b.size() < kEndSize || Le(b, 0, 4) != kLocalSig) return Status();  // not a zip: LibTorch refuses it
+  switch (SniffTorchFile(b)) {
+    case TorchFileKind::kPickle: return CheckPickleBounds(b, "(file)");
+    case TorchFileKind::kOther: return Status();  // LibTorch refuses it
+    case TorchFileKind::kZip: break;
+  }
+  if (b.size() < kEndSize) return Status();  // too short for a zip: LibTorch refuses it
   // The end-of-central-directory record: the last signature within the
   // trailing 64 KiB comment window.
   size_t end = std::string_view::npos;

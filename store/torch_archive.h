@@ -9,20 +9,31 @@
 // there, so that what LibTorch then allocates is bounded by the file's size.
 // It checks bounds only; whether the content makes sense is LibTorch's call.
 //
+//   if (SniffTorchFile(bytes) == TorchFileKind::kOther) ...  // not a LibTorch file
 //   if (Status st = CheckTorchArchive(bytes); !st.ok()) return Status::Error(path + ": " + st.message());
 #ifndef LPSIM_STORE_TORCH_ARCHIVE_H_
 #define LPSIM_STORE_TORCH_ARCHIVE_H_
 
+#include <cstddef>
 #include <string_view>
 
 #include "core/status.h"
 
 namespace lpsim {
 
+// What a file's first bytes say it is: a zip archive ("PK\3\4": TorchScript,
+// torch::save, torch.save since PyTorch 1.6), a pickle of protocol 2..5
+// (torch.save's legacy format, torch::pickle_save), or neither. The whole
+// file or its first kTorchSniffBytes bytes; fewer bytes are kOther.
+enum class TorchFileKind { kZip, kPickle, kOther };
+constexpr size_t kTorchSniffBytes = 4;
+TorchFileKind SniffTorchFile(std::string_view head);
+
 // Ok, or an error naming the record and the size that does not fit. Zip
 // archives (torch::save, torch.jit.save, torch.save) hold stored records and,
 // for TorchScript code, deflated ones (whose stated size must be within
 // deflate's 1032:1 ratio); a bare pickle (protocol 2-5) is one record.
+// Bytes SniffTorchFile calls kOther are Ok: LibTorch refuses them.
 Status CheckTorchArchive(std::string_view bytes);
 
 // One pickle's opcodes: every length-prefixed argument, frame and text line

@@ -30,7 +30,7 @@ StatusOr<std::vector<Format>> ParseLiveFormats(const Json& specs, const std::map
     for (const Format& f : formats) kept |= f.name() == name;
     if (!kept) {
       return Status::Error("formats: the rules judge role " + ToString(role) + " in " + name +
-                           " (TrackerOptions.judge_formats); keep it in the list");
+                           " (TrackerOptions.judge); keep it in the list");
     }
   }
   return formats;

@@ -39,7 +39,7 @@ struct LiveWiringOptions {
   nlohmann::json job_info = nlohmann::json::object();
   std::string run_dir;                    // where live.url goes
   std::vector<std::string> formats;       // the formats knob's first value
-  std::map<Role, std::string> judge_formats;  // every formats value must keep these
+  std::map<Role, std::string> judge_formats;  // every formats value must keep these (TrackerOptions::judge)
   std::string port_name = "TrackerOptions.live_port";  // how an error names the port setting
 };
 

@@ -22,18 +22,6 @@ namespace lpsim {
 
 namespace {
 
-enum class FileKind { kZip, kPickle, kOther };
-
-
-
-FileKind Sniff(const std::vector<char>& b) {
-  if (b.size() >= 4 && std::memcmp(b.data(), "PK\x03\x04", 4) == 0) return FileKind::kZip;
-  if (b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x80 && b[1] >= 2 && b[1] <= 5) {
-    return FileKind::kPickle;
-  }
-  return FileKind::kOther;
-}
-
 // The first line of a c10::Error (the rest is a C++ backtrace nobody can act on).
 std::string FirstLine(const char* what) {
   std::string s(what);
@@ -154,11 +142,11 @@ class BytesReader : public caffe2::serialize::ReadAdapterInterface {
 
 // Loads the tensors with LibTorch, in this process. `bytes` passed
 // CheckTorchArchive.
-StatusOr<TorchFile> LoadInProcess(const std::vector<char>& bytes, FileKind kind, const std::string& path) {
+StatusOr<TorchFile> LoadInProcess(const std::vector<char>& bytes, TorchFileKind kind, const std::string& path) {
   TorchFile out;
   Collector collect(&out);
   std::string script_error;
-  if (kind == FileKind::kZip) {
+  if (kind == TorchFileKind::kZip) {
     // torch::save(tensor | vector<Tensor> | module) writes a TorchScript
     // archive: a module whose parameters / buffers / submodules are the keys.
     try {
@@ -200,8 +188,8 @@ StatusOr<TorchFile> LoadTorchFile(const std::string& path) {
     in.seekg(0);
     if (!in.read(bytes.data(), size)) return Status::Error(path + ": read failed");
   }
-  const FileKind kind = Sniff(bytes);
-  if (kind != FileKind::kZip && kind != FileKind::kPickle) {
+  const TorchFileKind kind = SniffTorchFile({bytes.data(), bytes.size()});
+  if (kind == TorchFileKind::kOther) {
     return Status::Error(path + ": not a LibTorch file (expected the zip archive torch::save or "
                                 "torch.jit.save writes, or a torch.save pickle)");
   }

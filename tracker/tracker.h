@@ -30,6 +30,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checks/checker.h"
@@ -42,6 +43,45 @@ namespace lpsim {
 namespace live {
 class Agent;
 }  // namespace live
+
+// Which of the candidate formats (TrackerOptions::formats) the rules judge
+// each tensor in. The rules see only the counts of the format named for the
+// tensor's role; roles without one get no low-precision findings.
+//
+//   opt.judge = JudgeFormats::HybridFp8();  // e4m3fn forward, e5m2 backward
+//   opt.judge = JudgeFormats::All();        // every candidate
+struct JudgeFormats {
+  enum class Mode {
+    // The run's role formats (the default). With a target, each role's float
+    // storage format (with the target's recipe; roles the target keeps in
+    // fp32, integer or block floating point are not judged, optimizer state
+    // only when the target casts it); without one, HybridFp8() (with the
+    // run's recipe) for those of its two formats that are candidates
+    // (neither a candidate: every candidate is judged).
+    kByRole,
+    // Per role the format `formats` names (each one of the candidates).
+    kListed,
+    // Every candidate format (the behaviour before issue 10: unscaled e4m3fn
+    // gradients then underflow in every network, though no recipe keeps
+    // gradients in e4m3 unscaled).
+    kAll,
+  };
+  Mode mode = Mode::kByRole;
+  std::map<Role, std::string> formats;  // kListed
+
+  static JudgeFormats ByRole() { return {}; }
+  static JudgeFormats All() { return {Mode::kAll, {}}; }
+  static JudgeFormats Listed(std::map<Role, std::string> formats) {
+    return {Mode::kListed, std::move(formats)};
+  }
+  // Activations and weights in `forward`, both gradients in `backward`, the
+  // optimizer state not at all: as FP8 training stores them.
+  static JudgeFormats HybridFp8(const std::string& forward = "e4m3fn",
+                                const std::string& backward = "e5m2") {
+    return Listed({{Role::kActivation, forward}, {Role::kWeight, forward},
+                   {Role::kActivationGrad, backward}, {Role::kWeightGrad, backward}});
+  }
+};
 
 struct TrackerOptions {
   // Candidate formats: built-in names or custom specs (docs/formats.md).
@@ -137,26 +177,9 @@ struct TrackerOptions {
   // StepResult::stop, capture writes a capture folder of the step.
   bool checks = true;
   CheckConfig check_config = CheckConfig::Defaults();
-  // Judge each tensor in its role's format: the rules see only the counts
-  // of the format named for the tensor's role (one of `formats`), and roles
-  // absent from the map get no low-precision findings; the run database
-  // keeps every candidate format (for `recommend`). Left empty, it defaults
-  // to the role formats of the run: with a target, each role's float storage
-  // format (with the target's recipe; roles the target keeps in fp32, integer
-  // or block floating point are not judged, optimizer state only when the
-  // target casts it); without one, JudgeAsHybridFp8() (e4m3fn forward, e5m2
-  // backward, the run's recipe) for those of the two that are candidates
-  // (neither a candidate: every candidate the caller named is judged).
-  // judge_all_formats = true judges every candidate format instead (the
-  // behaviour before issue 10: unscaled e4m3fn gradients then underflow in
-  // every network, though no recipe keeps gradients in e4m3 unscaled).
-  std::map<Role, std::string> judge_formats;
-  bool judge_all_formats = false;
-  static std::map<Role, std::string> JudgeAsHybridFp8(const std::string& forward = "e4m3fn",
-                                                      const std::string& backward = "e5m2") {
-    return {{Role::kActivation, forward}, {Role::kWeight, forward},
-            {Role::kActivationGrad, backward}, {Role::kWeightGrad, backward}};
-  }
+  // Which format the rules judge each tensor in (JudgeFormats); the run
+  // database keeps every candidate format (for `recommend`) either way.
+  JudgeFormats judge;
   // On a non-finite loss or gradient (the update is skipped), write
   // RUN_DIR/captures/step_N/ (tracker/capture.h) and a captures row.
   bool capture_nonfinite = true;

@@ -10,25 +10,6 @@
 namespace lpsim {
 namespace {
 
-// A target role's recipe as the analyzer's Scaling (float storage only).
-Scaling ToScaling(const TargetScaling& t) {
-  Scaling s;
-  switch (t.kind) {
-    case TargetScaling::Kind::kCurrent:
-      s = Scaling::Current(t.scale.margin, t.scale.power_of_two);
-      s.scale = t.scale;
-      break;
-    case TargetScaling::Kind::kDelayed:
-      s = Scaling::Delayed(t.history, t.scale.margin, t.algo);
-      s.delayed.scale = t.scale;
-      break;
-    case TargetScaling::Kind::kBlock: s = Scaling::Block(t.block); break;
-    case TargetScaling::Kind::kNone:
-    case TargetScaling::Kind::kInteger: break;
-  }
-  return s;
-}
-
 StatusOr<Format> ParseOr(const std::string& spec, const char* what) {
   StatusOr<Format> f = ParseFormat(spec);
   if (!f.ok()) return Status::Error(std::string(what) + ": " + f.status().message());
@@ -49,13 +30,17 @@ Status Tracker::Impl::Init(Tracker* owner) {
     if (!f.ok()) return f.status();
     formats_.push_back(f.value());
   }
-  for (auto& [role, spec] : opt_.judge_formats) {
-    StatusOr<Format> f = ParseOr(spec, "TrackerOptions.judge_formats");
+  if (opt_.judge.mode != JudgeFormats::Mode::kListed && !opt_.judge.formats.empty()) {
+    return Status::Error("TrackerOptions.judge: formats are listed but the mode is not kListed; "
+                         "use JudgeFormats::Listed(...) or leave the formats empty");
+  }
+  for (auto& [role, spec] : opt_.judge.formats) {
+    StatusOr<Format> f = ParseOr(spec, "TrackerOptions.judge");
     if (!f.ok()) return f.status();
     bool candidate = false;
     for (const Format& c : formats_) candidate |= c.name() == f.value().name();
     if (!candidate) {
-      return Status::Error("TrackerOptions.judge_formats: the format of role " + ToString(role) + ", '" + spec +
+      return Status::Error("TrackerOptions.judge: the format of role " + ToString(role) + ", '" + spec +
                            "', is not one of TrackerOptions.formats; add it there");
     }
     spec = f.value().name();
@@ -80,7 +65,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
     for (Role role : kSingleRoles) {
       const RoleSpec& spec = target_->role(ToTargetRole(role));
       if (spec.storage != RoleSpec::Storage::kFloat) continue;
-      if (!explicit_scaling_.count(role)) opt_.role_scaling[role] = ToScaling(spec.scaling);
+      if (!explicit_scaling_.count(role)) opt_.role_scaling[role] = spec.scaling;
       bool have = false;
       for (const Format& f : formats_) have |= f == spec.format;
       if (!have && formats_.size() < kMaxAnalyzeFormats) {
@@ -89,7 +74,12 @@ Status Tracker::Impl::Init(Tracker* owner) {
       }
     }
   }
-  if (opt_.judge_formats.empty() && !opt_.judge_all_formats) opt_.judge_formats = DefaultJudgeFormats();
+  if (opt_.judge.mode == JudgeFormats::Mode::kByRole) {
+    // Resolved once: by role with the run's role formats, or every candidate
+    // when a run without a target has none of them.
+    std::map<Role, std::string> judge = DefaultJudgeFormats();
+    opt_.judge = target_ || !judge.empty() ? JudgeFormats::Listed(std::move(judge)) : JudgeFormats::All();
+  }
   if (Status st = ResolveUnit(); !st.ok()) return st;
   if (opt_.every < 1) return Status::Error("TrackerOptions.every must be >= 1 (got " + std::to_string(opt_.every) + ")");
   if (opt_.threads < 1) opt_.threads = 1;
@@ -137,7 +127,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
   if (rank_ == 0 && opt_.live_port >= 0) {  // before the run opens: a busy port leaves no run behind
     StatusOr<std::unique_ptr<LiveWiring>> live = LiveWiring::Start(
         {opt_.live_host, opt_.live_port, opt_.live_token, name, config, opt_.run_dir, opt_.formats,
-         opt_.judge_formats, opt_.live_port_name});
+         opt_.judge.formats, opt_.live_port_name});
     if (!live.ok()) return live.status();
     live_ = std::move(live).value();
   }
@@ -157,8 +147,8 @@ Status Tracker::Impl::Init(Tracker* owner) {
     a.recording = rank_ == 0;
     a.checks = opt_.checks;
     a.check_config = opt_.check_config;
-    a.judge_formats = opt_.judge_formats;  // names, validated above
-    a.judge_by_role = !opt_.judge_all_formats && (target_ || !opt_.judge_formats.empty());
+    // Names, validated above; kByRole is resolved by now.
+    if (opt_.judge.mode != JudgeFormats::Mode::kAll) a.judge_formats = opt_.judge.formats;
     a.on_record = opt_.on_record;
     if (live_) live_->Hook(&a);
     // Policies that act on the step itself need its findings before step()
@@ -223,7 +213,7 @@ std::map<Role, std::string> Tracker::Impl::DefaultJudgeFormats() const {
     }
     return judge;
   }
-  for (const auto& [role, name] : TrackerOptions::JudgeAsHybridFp8()) {
+  for (const auto& [role, name] : JudgeFormats::HybridFp8().formats) {
     for (const Format& c : formats_) {
       if (c.name() == name) judge[role] = name;
     }

@@ -41,7 +41,8 @@ torch::Tensor Tracker::Impl::FakeQuant(const Format& f_in, const std::string& ke
   const Scaling& recipe = RecipeFor(role);
   QuantizeOptions q;
   switch (recipe.kind) {
-    case Scaling::Kind::kNone: break;
+    case Scaling::Kind::kNone:
+    case Scaling::Kind::kInteger: break;  // integer recipes only come with integer storage
     case Scaling::Kind::kCurrent: q.scale = CurrentScale(f, GlobalAmax(x), recipe.scale); break;
     case Scaling::Kind::kDelayed: {
       DelayedScaler* d;
@@ -70,7 +71,7 @@ torch::Tensor Tracker::Impl::SimulateRole(TargetRole role, const std::string& ke
                                           const torch::Tensor& x_in) {
   const RoleSpec& spec = target_->role(role);
   if (spec.storage == RoleSpec::Storage::kFloat && spec.format.name() == "fp32" &&
-      spec.scaling.kind == TargetScaling::Kind::kNone) {
+      spec.scaling.kind == Scaling::Kind::kNone) {
     return x_in;  // fp32 storage: nothing to simulate
   }
   torch::Tensor x = x_in.detach().to(torch::kFloat).contiguous();

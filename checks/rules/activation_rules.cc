@@ -60,9 +60,11 @@ void NeuronWindow::Push(NeuronSummary s, size_t cap) {
 }
 
 void NeuronWindow::Apply(const NeuronSummary& s, int sign) {
-  for (size_t i = 0; i < s.count.size(); ++i) count[i] += sign * static_cast<int64_t>(s.count[i]);
-  for (size_t i = 0; i < s.near_zero.size(); ++i) near_zero[i] += sign * static_cast<int64_t>(s.near_zero[i]);
-  for (size_t i = 0; i < s.bin_count.size(); ++i) bin_count[i] += sign * static_cast<int64_t>(s.bin_count[i]);
+  // sign is +1 (a summary enters the window) or -1 (it leaves).
+  auto apply = [sign](uint64_t* total, uint64_t v) { *total = sign > 0 ? *total + v : *total - v; };
+  for (size_t i = 0; i < s.count.size(); ++i) apply(&count[i], s.count[i]);
+  for (size_t i = 0; i < s.near_zero.size(); ++i) apply(&near_zero[i], s.near_zero[i]);
+  for (size_t i = 0; i < s.bin_count.size(); ++i) apply(&bin_count[i], s.bin_count[i]);
   for (size_t i = 0; i < s.bin_sum.size(); ++i) bin_sum[i] += sign * static_cast<double>(s.bin_sum[i]);
 }
 
@@ -172,14 +174,14 @@ void ActivationRules::SaturationPerNeuron(const TensorRecord& r) {
   rules::NeuronWindow& w = neuron_buf_[r.name + "|sat"];
   w.Push(*r.neurons, window);
   if (w.buf.size() < window) return;
-  constexpr int B = NeuronSummary::kBins;
+  constexpr size_t B = NeuronSummary::kBins;
   size_t seen = 0, saturated = 0;
   double layer_abs = 0, layer_n = 0;
   for (size_t n = 0; n < w.count.size(); ++n) {
     if (w.count[n] == 0) continue;
     // rho_B = sum_b N_b |mean g of bin b| / sum_b N_b.
     double a = 0;
-    for (int b = 0; b < B; ++b) a += std::fabs(w.bin_sum[n * B + b]);
+    for (size_t b = 0; b < B; ++b) a += std::fabs(w.bin_sum[n * B + b]);
     const double rho = a / static_cast<double>(w.count[n]);
     ++seen;
     saturated += rho > p.max_rho;

@@ -125,14 +125,14 @@ void WeightRules::Untrained(const TensorRecord& r) {
     bool moved = false;
     const auto& a = d[d.size() - 2];
     const auto& b = d.back();
-    for (int i = 0; i < 3; ++i) moved = moved || std::fabs(a[i] - b[i]) > p.atol + p.rtol * std::fabs(b[i]);
+    for (size_t i = 0; i < 3; ++i) moved = moved || std::fabs(a[i] - b[i]) > p.atol + p.rtol * std::fabs(b[i]);
     if (moved) ++changed, still = 0;
     else ++still;
   }
   if (d.size() < steps) return;
   bool same = true;
   for (const auto& sig : d) {
-    for (int i = 0; i < 3; ++i) {
+    for (size_t i = 0; i < 3; ++i) {
       if (std::fabs(sig[i] - d.back()[i]) > p.atol + p.rtol * std::fabs(d.back()[i])) same = false;
     }
   }

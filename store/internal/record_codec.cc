@@ -135,10 +135,11 @@ StatusOr<Severity> ParseSeverity(const std::string& s) {
 std::string EncodeExponentHist(const TensorStats& s) {
   std::string out;
   for (int i = 0; i < TensorStats::kExponentBins; ++i) {
-    if (s.exponent_hist[i] == 0) continue;
+    const uint64_t c = s.exponent_hist[static_cast<size_t>(i)];
+    if (c == 0) continue;
     const int16_t e = static_cast<int16_t>(i + TensorStats::kMinExponent);
     PutLe(&out, static_cast<uint16_t>(e), 2);
-    PutLe(&out, s.exponent_hist[i], 8);
+    PutLe(&out, c, 8);
   }
   return out;
 }

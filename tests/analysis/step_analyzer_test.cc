@@ -7,8 +7,12 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <optional>
 #include <random>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/format.h"
@@ -90,6 +94,51 @@ StepAnalyzerOptions Options(bool background) {
   o.scaling = Scaling::Delayed(4);
   o.background = background;
   return o;
+}
+
+// The rules judge every format when judge_formats is unset, per role only the
+// named one when it is set, and none when the map is empty; the records keep
+// every format either way. Gradients of ~1e-6 flush to zero in e4m3fn and in
+// e5m2 (below half of 2^-16), so lp_underflow fires in each judged format.
+TEST_F(StepAnalyzerTest, JudgeFormatsPicksTheFormatsTheRulesSee) {
+  using Judge = std::optional<std::map<Role, std::string>>;
+  const std::vector<std::pair<Judge, std::set<std::string>>> cases = {
+      {std::nullopt, {"e4m3fn", "e5m2"}},
+      {std::map<Role, std::string>{{Role::kActivationGrad, "e5m2"}}, {"e5m2"}},
+      {std::map<Role, std::string>{{Role::kWeight, "e4m3fn"}}, {}},  // another role
+      {std::map<Role, std::string>{}, {}},
+  };
+  int run = 0;
+  for (const auto& [judge, expected] : cases) {
+    StepAnalyzerOptions o = Options(false);
+    o.scaling = Scaling::None();
+    o.judge_formats = judge;
+    // The rules run where the records are written (rank 0).
+    auto writer = RunWriter::Open((root_ / ("run" + std::to_string(run++))).string(), "t", "{}").value();
+    StepAnalyzer a(o, writer.get());
+    std::vector<float> v(96);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 1e-6f * (1.0f + static_cast<float>(i) / 96.0f);
+    TensorSnapshot t;
+    t.step = 0;
+    t.name = "fc1";
+    t.role = Role::kActivationGrad;
+    t.module_type = "Linear";
+    t.shape = {8, 12};
+    t.dtype = "float32";
+    t.Borrow(v.data(), v.size());
+    a.Add(std::move(t));
+    a.EndStep(0, /*tracked=*/true);
+    std::set<std::string> judged;
+    for (const Finding& f : a.findings()) {
+      if (f.rule != "lp_underflow") continue;
+      for (const char* fmt : {"e4m3fn", "e5m2"}) {
+        if (f.message.find(std::string("[") + fmt + ",") != std::string::npos) judged.insert(fmt);
+      }
+    }
+    EXPECT_EQ(judged, expected) << (judge ? judge->size() : 99);
+    ASSERT_EQ(a.last_records().size(), 1u);
+    EXPECT_EQ(a.last_records()[0].formats.size(), 2u);
+  }
 }
 
 // The delayed scale of each step comes from the amax of earlier steps only:

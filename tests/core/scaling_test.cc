@@ -63,6 +63,42 @@ TEST(ScalingTest, BadNamesSayWhatIsAccepted) {
   }
 }
 
+TEST(ScalingTest, FullNameSpellsEverySetting) {
+  EXPECT_EQ(Scaling::None().FullName(), "none");
+  EXPECT_EQ(Scaling::Current().FullName(), "current");
+  Scaling ipu = Scaling::Current(1, true);
+  ipu.scale = ScaleOptions::IpuExponentBias(1);
+  EXPECT_EQ(ipu.FullName(), "current:margin=1:pow2:exp=-32..31");
+  EXPECT_EQ(Scaling::Delayed(1024).FullName(), "delayed1024:max");
+  EXPECT_EQ(Scaling::Delayed(4, -2, AmaxReduction::kMostRecent).FullName(),
+            "delayed4:most_recent:margin=-2");
+  EXPECT_EQ(Scaling::Mx().FullName(), "mx");
+  EXPECT_EQ(Scaling::Block(BlockSpec::Nvfp4()).FullName(), "nvfp4");
+  EXPECT_EQ(Scaling::Block(BlockSpec::Nvfp4Weight()).FullName(), "16x16:nvfp4");
+  EXPECT_EQ(Scaling::Parse("4x4:e8m0")->FullName(), "4x4:e8m0");
+  EXPECT_EQ(Scaling::Parse("1x128")->FullName(), "1x128:fp32:pow2");
+  EXPECT_EQ(Scaling::Parse("1x128:nopow2")->FullName(), "1x128:fp32");
+  EXPECT_EQ(Scaling::Block(BlockSpec::Rowwise()).FullName(), "1xall:fp32");
+  EXPECT_EQ(Scaling::Integer(true, true).FullName(), "int:per_channel:symmetric");
+  EXPECT_EQ(Scaling::Integer(false, false).FullName(), "int:per_tensor:asymmetric");
+  // Integer recipes have one name; Parse does not take it (targets only).
+  EXPECT_EQ(Scaling::Integer(true, false).Name(), "int:per_channel:asymmetric");
+  EXPECT_FALSE(Scaling::Parse("int:per_channel:symmetric").ok());
+}
+
+TEST(ScalingTest, IntegerGranularityAndScaleOptions) {
+  EXPECT_TRUE(Scaling::Integer(false, true).per_tensor());
+  EXPECT_FALSE(Scaling::Integer(true, true).per_tensor());
+  const Scaling d = Scaling::Delayed(8, 3);
+  EXPECT_EQ(&d.scale_options(), &d.delayed.scale);
+  EXPECT_EQ(d.scale_options().margin, 3);
+  const Scaling c = Scaling::Current(2);
+  EXPECT_EQ(&c.scale_options(), &c.scale);
+  const Scaling b = Scaling::Parse("1x128").value();
+  EXPECT_EQ(&b.scale_options(), &b.block.scale);
+  EXPECT_TRUE(b.scale_options().power_of_two);
+}
+
 TEST(BlockSpecTest, CountsBlocks) {
   const BlockSpec t = BlockSpec::Tile128x128();
   EXPECT_EQ(t.BlocksPerRow(300), 3u);

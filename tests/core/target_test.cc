@@ -19,7 +19,7 @@
 namespace lpsim {
 namespace {
 
-using Kind = TargetScaling::Kind;
+using Kind = Scaling::Kind;
 
 Target Get(const std::string& name) {
   StatusOr<Target> t = LoadTarget(std::string(LPSIM_TEST_TARGETS_DIR) + "/" + name + ".json");
@@ -62,8 +62,8 @@ TEST(Target, BuiltinSemanticsPerRole) {
   const RoleSpec& ha = h.role(TargetRole::kActivation);
   EXPECT_EQ(ha.format.name(), "e4m3fn:sat");
   EXPECT_EQ(ha.scaling.kind, Kind::kDelayed);
-  EXPECT_EQ(ha.scaling.history, 1024u);
-  EXPECT_EQ(ha.scaling.algo, DelayedScaler::Algo::kMax);
+  EXPECT_EQ(ha.scaling.delayed.history, 1024u);
+  EXPECT_EQ(ha.scaling.delayed.algo, DelayedScaler::Algo::kMax);
   EXPECT_EQ(ha.scaling.amax_reduction, "data_parallel");
   EXPECT_EQ(h.role(TargetRole::kActivationGrad).format.name(), "e5m2:sat");
   EXPECT_EQ(h.role(TargetRole::kMasterWeights).format.name(), "fp32");
@@ -77,15 +77,15 @@ TEST(Target, BuiltinSemanticsPerRole) {
   EXPECT_EQ(nw.scaling.kind, Kind::kBlock);
   EXPECT_EQ(nw.scaling.block.scale_type, BlockSpec::ScaleType::kNvfp4);
   EXPECT_EQ(nw.scaling.block.block_rows, 16u);
-  EXPECT_EQ(nw.scaling.Name(), "16x16:nvfp4");
-  EXPECT_EQ(nv.role(TargetRole::kActivation).scaling.Name(), "nvfp4");
+  EXPECT_EQ(nw.scaling.FullName(), "16x16:nvfp4");
+  EXPECT_EQ(nv.role(TargetRole::kActivation).scaling.FullName(), "nvfp4");
   EXPECT_EQ(nv.role(TargetRole::kActivationGrad).rounding, Rounding::kStochastic);
   EXPECT_EQ(nv.role(TargetRole::kActivation).rounding, Rounding::kNearestEven);
-  EXPECT_EQ(Get("b200-mxfp8").role(TargetRole::kActivationGrad).scaling.Name(), "mx");
+  EXPECT_EQ(Get("b200-mxfp8").role(TargetRole::kActivationGrad).scaling.FullName(), "mx");
 
   const Target ds = Get("deepseek-v3-fp8");
-  EXPECT_EQ(ds.role(TargetRole::kActivation).scaling.Name(), "1x128:fp32");
-  EXPECT_EQ(ds.role(TargetRole::kWeight).scaling.Name(), "128x128:fp32");
+  EXPECT_EQ(ds.role(TargetRole::kActivation).scaling.FullName(), "1x128:fp32");
+  EXPECT_EQ(ds.role(TargetRole::kWeight).scaling.FullName(), "128x128:fp32");
   EXPECT_EQ(ds.role(TargetRole::kOptimizerState).format.name(), "bf16");
 
   EXPECT_EQ(Get("mi300-fp8").role(TargetRole::kActivationGrad).format.name(), "e5m2fnuz:sat");
@@ -107,15 +107,15 @@ TEST(Target, BuiltinSemanticsPerRole) {
   const RoleSpec& w = npu.role(TargetRole::kWeight);
   EXPECT_EQ(w.storage, RoleSpec::Storage::kInteger);
   EXPECT_EQ(w.int_format.qmin(), -127);
-  EXPECT_TRUE(w.scaling.per_channel);
-  EXPECT_TRUE(w.scaling.symmetric);
+  EXPECT_TRUE(w.scaling.integer.per_channel);
+  EXPECT_TRUE(w.scaling.integer.symmetric);
   EXPECT_EQ(w.int_rounding, IntRounding::kHalfAway);
   EXPECT_TRUE(w.matmul_unit.empty());  // no integer unit is modelled (docs/mmu.md)
   EXPECT_EQ(Get("h100-fp8-current").role(TargetRole::kWeight).matmul_unit, "h100");
   const RoleSpec& a = npu.role(TargetRole::kActivation);
   EXPECT_EQ(a.int_format.qmin(), -128);
-  EXPECT_FALSE(a.scaling.per_channel);
-  EXPECT_FALSE(a.scaling.symmetric);
+  EXPECT_FALSE(a.scaling.integer.per_channel);
+  EXPECT_FALSE(a.scaling.integer.symmetric);
 
   const RoleSpec f16 = Get("fp16-npu-ftz").role(TargetRole::kActivationGrad);
   EXPECT_EQ(f16.format.name(), "fp16:ftz");

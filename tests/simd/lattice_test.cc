@@ -17,7 +17,6 @@
 #include "formats/block_fp.h"
 #include "formats/fixed_sum.h"
 #include "formats/integer.h"
-#include "formats/internal/cast_counter.h"
 #include "formats/stochastic.h"
 #include "simd/block_fp.h"
 #include "simd/integer.h"
@@ -128,25 +127,6 @@ TEST_P(SimdInteger, MatchesReference) {
   }
 }
 
-// The cast alone with the reference's element functions and counter.
-void IntWithRef(const IntFormat& f, const std::vector<float>& x, size_t rows, size_t cols,
-                const std::vector<IntQuantParams>& p, const IntQuantizeOptions& o,
-                std::vector<float>* out, CastCounts* counts) {
-  const size_t n = rows * cols;
-  out->resize(n);
-  const uint32_t key = StochasticKey(o.seed);
-  internal::CastCounter counter(n);
-  for (size_t i = 0; i < n; ++i) {
-    const IntQuantParams& g = p[o.per_row ? i / cols : 0];
-    const uint32_t bits = o.rounding == IntRounding::kStochastic
-                              ? StochasticBits(key, o.index_offset + i) : 0u;
-    const IntEncoded e = QuantizeIntRef(f, x[i], g, o.rounding, bits);
-    (*out)[i] = DequantizeIntRef(e.q, g);
-    counter.Add(i, x[i], (*out)[i], e.flags);
-  }
-  *counts = counter.Finish();
-}
-
 // Calibrated parameters: values far outside the grid saturate; zero points
 // at qmin and qmax; power-of-two scales with exact ties; a scale so small
 // that x / scale overflows fp32; a huge one that dequantizes to Inf.
@@ -176,9 +156,9 @@ TEST_P(SimdInteger, GivenParamsSaturateAndTie) {
           o.seed = rng();
           std::vector<IntQuantParams> p(per_row ? rows : 1);
           for (IntQuantParams& g : p) g = cases[rng() % cases.size()];
-          std::vector<float> want, got(n);
+          std::vector<float> want(n), got(n);
           CastCounts want_c, got_c;
-          IntWithRef(f, x, rows, cols, p, o, &want, &want_c);
+          IntQuantizeWithRef(f, x.data(), rows, cols, p.data(), o, want.data(), &want_c);
           simd::IntQuantizeWith(f, x.data(), rows, cols, p.data(), o, got.data(), &got_c);
           const std::string what = f.name + " " + ToString(r) + " " + std::to_string(rows) +
                                    "x" + std::to_string(cols);
@@ -234,9 +214,9 @@ TEST_P(SimdInteger, Fp32PatternSweep) {
         IntQuantizeOptions o;
         o.rounding = r;
         o.seed = 3;
-        std::vector<float> want, got(n);
+        std::vector<float> want(n), got(n);
         CastCounts want_c, got_c;
-        IntWithRef(f, x, 1, n, {p}, o, &want, &want_c);
+        IntQuantizeWithRef(f, x.data(), 1, n, &p, o, want.data(), &want_c);
         simd::IntQuantizeWith(f, x.data(), 1, n, &p, o, got.data(), &got_c);
         ASSERT_TRUE(SameBits(got.data(), want.data(), n)) << spec << " " << ToString(r);
         ASSERT_TRUE(SameCounts(got_c, want_c)) << spec << " " << ToString(r);

@@ -90,6 +90,31 @@ std::string Pickle(uint32_t claim = 3) {
   return p;
 }
 
+TEST(TorchArchive, SniffTellsZipsAndPicklesFromOtherFiles) {
+  EXPECT_EQ(SniffTorchFile(Zip({{"archive/data.pkl", Pickle()}})), TorchFileKind::kZip);
+  EXPECT_EQ(SniffTorchFile(std::string("PK\x03\x04", 4)), TorchFileKind::kZip);
+  EXPECT_EQ(SniffTorchFile(Pickle()), TorchFileKind::kPickle);
+  for (char protocol : {'\x02', '\x03', '\x04', '\x05'}) {
+    EXPECT_EQ(SniffTorchFile(std::string("\x80") + protocol), TorchFileKind::kPickle) << int(protocol);
+  }
+  // Pickle protocols LibTorch does not write, other zip records (the central
+  // directory's and the empty archive's signatures), too few bytes, .npy.
+  for (const std::string& other :
+       {std::string("\x80\x01", 2), std::string("\x80\x06", 2), std::string("PK\x01\x02", 4),
+        std::string("PK\x05\x06", 4), std::string("PK\x03", 3), std::string("\x80", 1),
+        std::string(), std::string("\x93NUMPY\x01\x00", 8), std::string("hello")}) {
+    EXPECT_EQ(SniffTorchFile(other), TorchFileKind::kOther) << other;
+  }
+  // A file's first kTorchSniffBytes bytes are enough to tell.
+  EXPECT_EQ(SniffTorchFile(Zip({{"a", "b"}}).substr(0, kTorchSniffBytes)), TorchFileKind::kZip);
+  EXPECT_EQ(SniffTorchFile(Pickle().substr(0, kTorchSniffBytes)), TorchFileKind::kPickle);
+  // CheckTorchArchive leaves kOther bytes alone, even a pickle of another
+  // protocol whose lengths do not fit (LibTorch refuses those files anyway).
+  std::string p1 = Pickle(0x70000000);
+  p1[1] = '\x01';
+  EXPECT_TRUE(CheckTorchArchive(p1).ok());
+}
+
 TEST(TorchArchive, WellFormedArchivesPass) {
   EXPECT_TRUE(CheckTorchArchive(Zip({{"archive/data.pkl", Pickle()}, {"archive/data/0", std::string(64, 'x')},
                                      {"archive/version", "3\n"}}))

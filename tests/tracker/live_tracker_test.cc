@@ -187,10 +187,10 @@ TEST(TrackerLive, KnobsChangeWhatIsRecordedAndAreKept) {
   EXPECT_EQ(r.status, 409) << r.body;
   EXPECT_NE(r.body.value("error", "").find("formats: "), std::string::npos) << r.body;
   // The rules judge activations in e4m3fn and gradients in e5m2 (the
-  // default judge_formats): dropping one is refused, dropping bf16 is not.
+  // default TrackerOptions::judge): dropping one is refused, dropping bf16 is not.
   r = job.Command("formats", Json::array({"bf16"}));
   EXPECT_EQ(r.status, 409) << r.body;
-  EXPECT_NE(r.body.value("error", "").find("judge_formats"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.value("error", "").find("TrackerOptions.judge"), std::string::npos) << r.body;
   r = job.Command("formats", Json::array({"e4m3fn", "e5m2"}));
   ASSERT_EQ(r.status, 200) << r.body;
   const int64_t narrowed_from = r.body["step"].get<int64_t>();
@@ -270,7 +270,7 @@ TEST(TrackerLive, FormatsKnobIsChecked) {
   Json many = Json::array();
   for (size_t i = 0; i <= kMaxAnalyzeFormats; ++i) many.push_back("e4m3fn");
   EXPECT_FALSE(ParseLiveFormats(many, {}).ok());
-  const std::map<Role, std::string> judge = TrackerOptions::JudgeAsHybridFp8();
+  const std::map<Role, std::string> judge = JudgeFormats::HybridFp8().formats;
   StatusOr<std::vector<Format>> kept = ParseLiveFormats(Json::array({"bf16"}), judge);
   ASSERT_FALSE(kept.ok());
   EXPECT_NE(kept.status().message().find("judge"), std::string::npos) << kept.status().message();

@@ -150,8 +150,8 @@ TEST(SimulateShort, GradientNonFiniteAfterItsCastSkipsTheUpdate) {
 // e5m2 (2^-16). Judged in every candidate format lp_underflow fires for
 // e4m3fn; judged as fp8 training does (gradients in e5m2) it does not, and
 // the stored record still carries both formats.
-// Three ways: every candidate judged (judge_all_formats), the default (by
-// role, e4m3fn forward / e5m2 backward) and the explicit JudgeAsHybridFp8().
+// Three ways: every candidate judged (JudgeFormats::All()), the default (by
+// role, e4m3fn forward / e5m2 backward) and the explicit HybridFp8().
 TEST(JudgeFormats, GradientsAreJudgedInTheirRolesFormatOnly) {
   for (const int how : {0, 1, 2}) {
     const bool by_role = how != 0;
@@ -161,8 +161,8 @@ TEST(JudgeFormats, GradientsAreJudgedInTheirRolesFormatOnly) {
     o.formats = {"e4m3fn", "e5m2"};
     o.scaling = Scaling::None();
     o.background = false;
-    o.judge_all_formats = how == 0;
-    if (how == 2) o.judge_formats = TrackerOptions::JudgeAsHybridFp8();
+    if (how == 0) o.judge = JudgeFormats::All();
+    if (how == 2) o.judge = JudgeFormats::HybridFp8();
     o.run_dir = TempDir("judge_" + std::to_string(how));
     Tracker tracker(net, opt, o);
     opt.zero_grad();
@@ -212,13 +212,27 @@ TEST(JudgeFormats, AFormatOutsideTheCandidatesIsRefused) {
   torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.0));
   TrackerOptions o;
   o.formats = {"e4m3fn"};
-  o.judge_formats = TrackerOptions::JudgeAsHybridFp8();
+  o.judge = JudgeFormats::HybridFp8();
   o.run_dir = TempDir("judge_bad");
   StatusOr<std::unique_ptr<Tracker>> t = Tracker::Create(net, opt, o);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("'e5m2', is not one of TrackerOptions.formats"), std::string::npos)
       << t.status().message();
   EXPECT_FALSE(fs::exists(o.run_dir));  // nothing written
+}
+
+TEST(JudgeFormats, FormatsWithoutTheListedModeAreRefused) {
+  Tiny net;
+  torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.0));
+  TrackerOptions o;
+  o.formats = {"e4m3fn", "e5m2"};
+  o.judge.formats = JudgeFormats::HybridFp8().formats;  // mode left at kByRole
+  o.run_dir = TempDir("judge_mode");
+  StatusOr<std::unique_ptr<Tracker>> t = Tracker::Create(net, opt, o);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("TrackerOptions.judge: formats are listed"), std::string::npos)
+      << t.status().message();
+  EXPECT_FALSE(fs::exists(o.run_dir));
 }
 
 }  // namespace

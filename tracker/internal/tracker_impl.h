@@ -46,7 +46,7 @@ class Tracker::Impl {
   // The matrix unit of simulate mode (TrackerOptions::matmul_unit or the
   // target's) with the role formats, validated; null when there is none.
   Status ResolveUnit();
-  // TrackerOptions::judge_formats when left empty (see there).
+  // The formats JudgeFormats::kByRole judges per role (see there).
   std::map<Role, std::string> DefaultJudgeFormats() const;
   torch::Tensor Tap(const std::string& name, const torch::Tensor& x,
                     const std::string& module_type);

@@ -1,23 +1,23 @@
-// Splitting a tensor over threads in whole summation chunks.
+// Splitting a tensor over threads in whole summation chunks (the simd
+// kernels and mmu/ use it).
 //
 // Every floating-point total in lpsim follows formats/fixed_sum.h, whose unit
 // is a chunk of kSumChunk elements. Threads therefore own contiguous runs of
 // whole chunks and write per-chunk results into slots indexed by chunk, so the
 // final totals are identical for any thread count.
 //
-//   size_t t = internal::ThreadsFor(n, threads);
-//   internal::ForEachChunkRange(n, t, [&](size_t worker, size_t c0, size_t c1) {
+//   size_t t = ThreadsFor(n, threads);
+//   ForEachChunkRange(n, t, [&](size_t worker, size_t c0, size_t c1) {
 //     for (size_t c = c0; c < c1; ++c) ...;  // chunk c covers [c*kSumChunk, ...)
 //   });
-#ifndef LPSIM_SIMD_INTERNAL_PARALLEL_H_
-#define LPSIM_SIMD_INTERNAL_PARALLEL_H_
+#ifndef LPSIM_SIMD_PARALLEL_H_
+#define LPSIM_SIMD_PARALLEL_H_
 
 #include <cstddef>
 #include <functional>
 
 namespace lpsim {
 namespace simd {
-namespace internal {
 
 // Below this many elements per thread, starting a thread costs more than it
 // saves (about 1 MiB of fp32 per thread).
@@ -42,8 +42,7 @@ void ForEachRange(size_t count, size_t workers,
 void ForEachChunkRange(size_t n, size_t workers,
                        const std::function<void(size_t, size_t, size_t)>& fn);
 
-}  // namespace internal
 }  // namespace simd
 }  // namespace lpsim
 
-#endif  // LPSIM_SIMD_INTERNAL_PARALLEL_H_
+#endif  // LPSIM_SIMD_PARALLEL_H_

@@ -1,4 +1,4 @@
-#include "simd/internal/parallel.h"
+#include "simd/parallel.h"
 
 #include <algorithm>
 #include <thread>
@@ -8,7 +8,6 @@
 
 namespace lpsim {
 namespace simd {
-namespace internal {
 
 size_t ThreadsFor(size_t n, int threads) {
   if (threads <= 1) return 1;
@@ -39,6 +38,5 @@ void ForEachChunkRange(size_t n, size_t workers,
   ForEachRange(NumSumChunks(n), workers, fn);
 }
 
-}  // namespace internal
 }  // namespace simd
 }  // namespace lpsim
