@@ -1013,9 +1013,11 @@ const Finding& First(const Checker& c, const std::string& rule) {
 std::pair<double, double> SignChangesAndAmplitude(const std::vector<double>& l, size_t end, size_t w) {
   double changes = 0, amp = 0, mean = 0;
   for (size_t i = end - w; i < end; ++i) {
-    const double d = l[i] - l[i - 1], prev = l[i - 1] - l[i - 2];
+    const double d = l[i] - l[i - 1];
     amp += std::fabs(d), mean += l[i];
-    if (i >= end - w + 1 && d * prev < 0) ++changes;
+    // The previous change exists from the window's second step on (l[i - 2]
+    // is before the data at the first window's first step).
+    if (i >= end - w + 1 && d * (l[i - 1] - l[i - 2]) < 0) ++changes;
   }
   return {changes / static_cast<double>(w - 1), amp / mean};
 }
