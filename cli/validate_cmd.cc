@@ -5,6 +5,7 @@
 //   lpsim validate --programs a,b --targets h100-fp8-current
 //   lpsim validate tiny_grads_adam       # one program, per target in full
 //   lpsim validate --list
+//   lpsim validate --truth earlier.json  # predictions again, truths from an earlier --json
 //
 // The corpus is LibTorch code (examples/validation/validation.cc, built as
 // lpsim_validation next to lpsim); this command runs it, so the CLI itself
@@ -29,7 +30,7 @@ namespace {
 struct ValidateArgs {
   bool json = false;
   bool list = false;
-  std::string programs, targets, root;
+  std::string programs, targets, root, truth;
   std::string program;
 };
 
@@ -47,6 +48,7 @@ int Run(const ValidateArgs& a) {
   if (!a.programs.empty()) args.insert(args.end(), {"--programs", a.programs});
   if (!a.targets.empty()) args.insert(args.end(), {"--targets", a.targets});
   if (!a.root.empty()) args.insert(args.end(), {"--root", a.root});
+  if (!a.truth.empty()) args.insert(args.end(), {"--truth", a.truth});
   if (!a.program.empty()) args.push_back(a.program);
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(s.data());
@@ -69,6 +71,9 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--programs", args->programs, "comma-separated program names (default: all)");
   cmd->add_option("--targets", args->targets, "comma-separated targets (default: every built-in training target)");
   cmd->add_option("--root", args->root, "folder for the runs (default /tmp/lpsim_validation)");
+  cmd->add_option("--truth", args->truth,
+                  "reuse the simulated truths of an earlier `--json` output (FILE) instead of simulating again: "
+                  "only the fp32 runs and the predictions are redone (for tuning rules)");
   cmd->add_option("program", args->program, "one program, printed per target in full");
   cmd->callback([args, selected] { *selected = [args] { return Run(*args); }; });
 }

@@ -21,6 +21,12 @@
 //   lpsim_validation --list
 //   lpsim_validation --table [--json] [--programs a,b] [--targets t1,t2] [--root DIR]
 //   lpsim_validation mlp_clusters_adam      # one program, per target in full
+//   lpsim_validation --truth earlier.json   # truths from an earlier --json run
+//
+// --truth skips step 3: the simulated truths come from an earlier `--json`
+// output, so tuning a rule costs the fp32 runs only (about a minute, not
+// eight). The truths depend on the corpus and on simulate mode, not on the
+// rules: rerun without --truth when either changes.
 //
 // The corpus is split in two halves (`tune`: even positions, `holdout`: odd);
 // the table reports the whole corpus and each half, so a threshold tuned on
@@ -32,6 +38,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -177,10 +184,41 @@ Truth Judge(const Curve& fp32, const Curve& sim) {
   return t;
 }
 
+// (program, target) -> the truth recorded by an earlier --json run.
+using Truths = std::map<std::pair<std::string, std::string>, Truth>;
+
+// Reads the "runs" of an earlier --json output; an empty string on success,
+// else what is wrong with the file.
+std::string LoadTruths(const std::string& path, Truths* out) {
+  std::ifstream in(path);
+  if (!in) return "cannot read " + path;
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("runs") || !j["runs"].is_array()) {
+    return path + " is not the JSON of `lpsim validate --json` (no \"runs\" array)";
+  }
+  for (const nlohmann::json& r : j["runs"]) {
+    if (!r.is_object() || !r.contains("program") || !r.contains("target") || !r.contains("broken") ||
+        !r["program"].is_string() || !r["target"].is_string() || !r["broken"].is_boolean()) {
+      return path + ": a run without program, target and broken";
+    }
+    Truth t;
+    t.broken = r["broken"].get<bool>();
+    if (t.broken && r.contains("break_step") && r["break_step"].is_number_integer()) {
+      t.step = r["break_step"].get<int64_t>();
+    }
+    if (r.contains("why") && r["why"].is_string()) t.why = r["why"].get<std::string>();
+    t.final_loss = r.contains("final_loss") && r["final_loss"].is_number() ? r["final_loss"].get<double>() : NAN;
+    (*out)[{r["program"].get<std::string>(), r["target"].get<std::string>()}] = t;
+  }
+  return "";
+}
+
 struct Prediction {
   bool fires = false;
   int64_t step = -1;
   std::string rule, tensor;
+  std::string message;                     // the finding's text (format, recipe, role)
+  std::map<std::string, double> evidence;  // and its numbers
 };
 
 // The lp_* rules on the fp32 run's records as the target would store them.
@@ -196,7 +234,7 @@ Prediction Predict(const std::vector<TensorRecord>& records, const lpsim::Target
       // lp_delayed_warmup speaks of the recipe's first steps (casts saturate
       // while the amax history fills), not of a training that breaks.
       if (!pr.fires && f.severity != lpsim::Severity::kInfo && f.rule != "lp_delayed_warmup") {
-        pr = {true, f.step, f.rule, f.tensor};
+        pr = {true, f.step, f.rule, f.tensor, f.message, f.evidence};
       }
     }
   };
@@ -259,7 +297,7 @@ std::vector<std::string> Split(const std::string& s) {
 int Usage(const char* why) {
   std::fprintf(stderr,
                "lpsim validate: %s\nusage: lpsim validate [--list] [--table] [--json] [--programs a,b] "
-               "[--targets t1,t2] [--root DIR] [PROGRAM]\n",
+               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json] [PROGRAM]\n",
                why);
   return 2;
 }
@@ -269,6 +307,7 @@ int Main(int argc, char** argv) {
   std::vector<Program> all = Programs();
   bool json = false, list = false, verbose = false;
   std::vector<std::string> want_programs, want_targets;
+  std::string truth_file;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* flag) -> std::string {
@@ -281,12 +320,13 @@ int Main(int argc, char** argv) {
     } else if (a == "--list") {
       list = true;
     } else if (a == "--table") {
-    } else if (a == "--programs" || a == "--targets" || a == "--root") {
+    } else if (a == "--programs" || a == "--targets" || a == "--root" || a == "--truth") {
       const std::string v = value(a.c_str());
       if (v.empty()) return Usage((a + " needs a value").c_str());
       if (a == "--programs") want_programs = Split(v);
       if (a == "--targets") want_targets = Split(v);
       if (a == "--root") g_root = v;
+      if (a == "--truth") truth_file = v;
     } else if (!a.empty() && a[0] != '-') {
       want_programs.push_back(a), verbose = true;
     } else {
@@ -326,6 +366,20 @@ int Main(int argc, char** argv) {
     }
   }
 
+  Truths truths;
+  if (!truth_file.empty()) {
+    const std::string err = LoadTruths(truth_file, &truths);
+    if (!err.empty()) return Usage(("--truth: " + err).c_str());
+    for (const auto& [p, holdout] : programs) {
+      for (const lpsim::Target& t : targets) {
+        if (!truths.count({p.name, t.name})) {
+          return Usage(("--truth: " + truth_file + " has no run of " + p.name + " on " + t.name +
+                        ": run it without --truth (or narrow --programs/--targets)")
+                           .c_str());
+        }
+      }
+    }
+  }
   const auto start = std::chrono::steady_clock::now();
   std::vector<Cell> cells;
   std::map<std::string, std::pair<double, double>> fp32_final;  // program -> (loss, accuracy)
@@ -337,7 +391,8 @@ int Main(int argc, char** argv) {
     fp32_final[p.name] = {fp32.Final(fp32.loss), fp32.accuracy.empty() ? NAN : fp32.Final(fp32.accuracy)};
     if (verbose) std::printf("%s: fp32 loss %.4g -> %.4g\n", p.name.c_str(), fp32.loss.front(), fp32.Final(fp32.loss));
     for (const lpsim::Target& t : targets) {
-      Cell c{p.name, t.name, holdout, Predict(records, t), Judge(fp32, Train(p, t.name, nullptr))};
+      Cell c{p.name, t.name, holdout, Predict(records, t),
+             truths.empty() ? Judge(fp32, Train(p, t.name, nullptr)) : truths.at({p.name, t.name})};
       if (verbose) {
         std::printf("  %-20s predicted: %s  simulated: %s (loss %.4g)\n", t.name.c_str(),
                     c.pred.fires ? (c.pred.rule + "@" + std::to_string(c.pred.step) + " " + c.pred.tensor).c_str()
@@ -384,6 +439,8 @@ int Main(int argc, char** argv) {
                            {"predicted_step", c.pred.fires ? nlohmann::json(c.pred.step) : nlohmann::json()},
                            {"rule", c.pred.rule},
                            {"tensor", c.pred.tensor},
+                           {"message", c.pred.message},
+                           {"evidence", c.pred.evidence},
                            {"broken", c.truth.broken},
                            {"break_step", c.truth.broken ? nlohmann::json(c.truth.step) : nlohmann::json()},
                            {"why", c.truth.why},
