@@ -143,15 +143,55 @@ const ScaleOptions& Scaling::scale_options() const {
 
 StatusOr<Scaling> Scaling::Parse(const std::string& name) {
   if (name == "none") return None();
-  if (name == "current") return Current();
-  if (name.rfind("delayed", 0) == 0) {
-    const std::string digits = name.substr(7);
-    if (digits.empty()) return Delayed();
-    bool ok = digits.size() <= 6;
-    for (char c : digits) ok = ok && std::isdigit(static_cast<unsigned char>(c));
-    if (ok && std::stoul(digits) > 0) return Delayed(std::stoul(digits));
-    return Status::Error("bad recipe '" + name +
-                         "': delayed takes a history length: use delayedN with N >= 1, e.g. delayed16");
+  // current and delayedN, with the options FullName writes after them.
+  const size_t colon = name.find(':');
+  const std::string base = name.substr(0, colon);
+  if (base == "current" || base.rfind("delayed", 0) == 0) {
+    Scaling s = Current();
+    if (base != "current") {
+      const std::string digits = base.substr(7);
+      bool ok = digits.size() <= 6;
+      for (char c : digits) ok = ok && std::isdigit(static_cast<unsigned char>(c));
+      if (!ok || (!digits.empty() && std::stoul(digits) == 0)) {
+        return Status::Error("bad recipe '" + name +
+                             "': delayed takes a history length: use delayedN with N >= 1, e.g. delayed16");
+      }
+      s = digits.empty() ? Delayed() : Delayed(std::stoul(digits));
+    }
+    const bool delayed = s.kind == Kind::kDelayed;
+    ScaleOptions& o = delayed ? s.delayed.scale : s.scale;
+    for (size_t start = colon; start != std::string::npos;) {
+      const size_t end = name.find(':', start + 1);
+      const std::string opt = name.substr(start + 1, end == std::string::npos ? end : end - start - 1);
+      start = end;
+      auto fail = [&](const std::string& what) {
+        return Status::Error("bad recipe '" + name + "': " + what + "; use " +
+                             (delayed ? "delayedN[:max|:most_recent][:margin=N]"
+                                      : "current[:margin=N][:pow2][:exp=A..B]"));
+      };
+      char* rest = nullptr;
+      if (opt.rfind("margin=", 0) == 0) {
+        const long m = std::strtol(opt.c_str() + 7, &rest, 10);
+        if (opt.size() == 7 || *rest != '\0' || m < -64 || m > 64) return fail("margin must be -64..64");
+        o.margin = static_cast<int>(m);
+      } else if (delayed && (opt == "max" || opt == "most_recent")) {
+        s.delayed.algo = opt == "max" ? AmaxReduction::kMax : AmaxReduction::kMostRecent;
+      } else if (!delayed && (opt == "pow2" || opt == "nopow2")) {
+        o.power_of_two = opt == "pow2";
+      } else if (!delayed && opt.rfind("exp=", 0) == 0) {
+        const size_t dots = opt.find("..");
+        const long lo = std::strtol(opt.c_str() + 4, &rest, 10);
+        const bool lo_ok = dots != std::string::npos && rest == opt.c_str() + dots && dots > 4;
+        const long hi = lo_ok ? std::strtol(opt.c_str() + dots + 2, &rest, 10) : 0;
+        if (!lo_ok || *rest != '\0' || opt.size() == dots + 2 || lo < -126 || hi > 127 || lo > hi) {
+          return fail("exp takes A..B with -126 <= A <= B <= 127");
+        }
+        o.min_exponent = static_cast<int>(lo), o.max_exponent = static_cast<int>(hi);
+      } else {
+        return fail("unknown option '" + opt + "'");
+      }
+    }
+    return s;
   }
   StatusOr<BlockSpec> block = BlockSpec::Parse(name);
   if (block.ok()) return Block(block.value());

@@ -54,8 +54,34 @@ TEST(ScalingTest, ParseOfNameGivesTheSameRecipe) {
   }
 }
 
+// What FullName writes (a stored record's recipe, `lpsim check --target`)
+// parses back to the same recipe, options included.
+TEST(ScalingTest, ParseOfFullNameGivesTheSameRecipe) {
+  Scaling ipu = Scaling::Current(2, true);
+  ipu.scale = ScaleOptions::IpuExponentBias(2);
+  Scaling recent = Scaling::Delayed(1024, -1, AmaxReduction::kMostRecent);
+  for (const Scaling& s : {Scaling::None(), Scaling::Current(), Scaling::Current(3, false), ipu,
+                           Scaling::Delayed(16), recent, Scaling::Block(BlockSpec::Mx())}) {
+    const StatusOr<Scaling> t = Scaling::Parse(s.FullName());
+    ASSERT_TRUE(t.ok()) << s.FullName() << ": " << t.status().message();
+    EXPECT_EQ(t->FullName(), s.FullName());
+    EXPECT_EQ(t->kind, s.kind) << s.FullName();
+    const ScaleOptions& a = t->scale_options();
+    const ScaleOptions& b = s.scale_options();
+    EXPECT_EQ(a.margin, b.margin) << s.FullName();
+    EXPECT_EQ(a.power_of_two, b.power_of_two) << s.FullName();
+    EXPECT_EQ(a.min_exponent, b.min_exponent) << s.FullName();
+    EXPECT_EQ(a.max_exponent, b.max_exponent) << s.FullName();
+    EXPECT_EQ(t->delayed.history, s.delayed.history) << s.FullName();
+    EXPECT_EQ(t->delayed.algo, s.delayed.algo) << s.FullName();
+  }
+  EXPECT_EQ(Scaling::Parse("current:pow2:exp=-32..31")->scale.min_exponent, -32);
+}
+
 TEST(ScalingTest, BadNamesSayWhatIsAccepted) {
-  for (const char* bad : {"delayedx", "delayed0", "tiles", "", "1x128:bogus", "0x4", "mx:margin=99"}) {
+  for (const char* bad : {"delayedx", "delayed0", "tiles", "", "1x128:bogus", "0x4", "mx:margin=99",
+                          "current:bogus", "current:margin=", "current:exp=5..1", "current:exp=-200..0",
+                          "current:exp=1", "delayed16:pow2", "current:max", "delayed8:margin=x"}) {
     StatusOr<Scaling> s = Scaling::Parse(bad);
     ASSERT_FALSE(s.ok()) << bad;
     EXPECT_EQ(s.status().code(), StatusCode::kInvalidInput) << bad;
