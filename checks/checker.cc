@@ -60,12 +60,14 @@ class Checker::Impl {
       if (s.name.rfind(kUpdateRatio, 0) == 0) weights_.UpdateRatio(s.name.substr(kUpdateRatio.size()), s.value);
     }
     gradients_.Step(records_);
+    low_precision_.BeginStep(records_);
     for (const TensorRecord& r : records_) {
       nonfinite_.Tensor(r);
       if (r.role == Role::kWeight) weights_.Weight(r);
       if (r.role == Role::kActivation) activations_.Activation(r);
       for (const FormatRecord& f : r.formats) low_precision_.Judge(r, f);
     }
+    low_precision_.EndStep();
     records_.clear();
     scalars_.clear();
     return sink_.TakeFresh();

@@ -14,14 +14,17 @@ namespace lpsim {
 void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
   constexpr Severity W = Severity::kWarning, E = Severity::kError;
   out->push_back(CatalogEntry("lp_underflow", "low_precision",
-                  "share of a gradient's nonzero finite values that flush to zero in a format (after "
-                  "its recipe) > max_share while the cast keeps less than max_snr_db: predicted vanishing "
-                  "gradients on that hardware",
+                  "per step and format: at least min_tensor_share of the step's gradients each lose more "
+                  "than half their energy to flushing (> max_share of its nonzero values flush to zero "
+                  "after its recipe, and the cast keeps < max_snr_db); gradients below min_rms_share of "
+                  "the step's largest gradient rms are fp32 rounding residue and not judged: predicted "
+                  "vanishing gradients on that hardware",
                   "lpsim (TE LogFp8TensorStats underflows% has no threshold)", W));
   out->push_back(CatalogEntry("lp_overflow", "low_precision",
                   "share of a tensor's values that overflow a format (after its recipe), pooled over the "
                   "last `window` records, > max_share, overflowing in at least min_hits of them; tensors "
-                  "under min_numel elements are not judged (one outlier is a large share): predicted "
+                  "under min_numel elements are not judged (one outlier is a large share); saturating "
+                  "formats only when amax lands more than min_overshoot_log2 binades above max: predicted "
                   "exploding / Inf on that hardware",
                   "lpsim", E));
   out->push_back(CatalogEntry("lp_headroom", "low_precision",
@@ -30,10 +33,12 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "`horizon` steps; reports the predicted step",
                   "lpsim", W));
   out->push_back(CatalogEntry("lp_dynamic_range", "low_precision",
-                  "per-tensor recipes: log2(max|x| / q|x|) with q the `quantile` of nonzero |x| "
-                  "exceeds the format's binades log2(max / min subnormal)",
+                  "per-tensor recipes, activations and weights: log2(max|x| / q|x|) with q the `quantile` "
+                  "of nonzero |x| exceeds the format's binades log2(max / min subnormal)",
                   "lpsim; TE dynamic_range = log2(amax) - log2(nonzero amin)", W));
-  out->push_back(CatalogEntry("lp_snr", "low_precision", "cast SNR of a tensor in a format < min_snr_db",
+  out->push_back(CatalogEntry("lp_snr", "low_precision",
+                  "cast SNR of an activation or weight in a format < min_snr_db in `records` consecutive "
+                  "records",
                   "lpsim (e4m3 round-to-nearest gives ~30 dB on well-scaled data)", W));
   out->push_back(CatalogEntry("lp_delayed_warmup", "low_precision",
                   "delayed recipe: a tensor overflows its format within its first `records` records, while "
@@ -75,6 +80,35 @@ const std::optional<Format>& LowPrecisionRules::FormatOf(const std::string& spec
   return it->second;
 }
 
+void LowPrecisionRules::BeginStep(const std::vector<TensorRecord>& records) {
+  step_grad_rms_ = 0;
+  for (const TensorRecord& r : records) {
+    if (rules::IsGradient(r.role) && std::isfinite(r.stats.rms)) step_grad_rms_ = std::max(step_grad_rms_, r.stats.rms);
+  }
+}
+
+// lp_underflow: vanishing gradients are a property of the network, not of
+// one tensor: one layer whose gradient flushes (the first layer's input
+// gradient, a saturated softmax) slows that layer; a quarter of the
+// network's gradients flushing stalls the training.
+void LowPrecisionRules::EndStep() {
+  const LpUnderflowParams& p = p_.lp_underflow;
+  for (const auto& [key, u] : underflow_) {
+    const double tensor_share = u.judged > 0 ? static_cast<double>(u.flushed) / u.judged : 0;
+    sink_->Judge("lp_underflow", key, u.flushed > 0 && tensor_share >= p.min_tensor_share, u.tensor,
+                 std::to_string(u.flushed) + " of the step's " + std::to_string(u.judged) + " gradients in " +
+                     u.format + " (" + u.recipe + ") lose more than half their energy to values that flush "
+                     "to zero; first " + u.where + ": " + Fmt(100 * u.share) + "% of its nonzero values "
+                     "flush. On that hardware the gradients vanish and training stalls; use loss scaling "
+                     "or a per-tensor recipe (current/delayed), or a format with more exponent range "
+                     "(e5m2, bf16).",
+                 {{"tensor_share", tensor_share}, {"min_tensor_share", p.min_tensor_share},
+                  {"underflow_share", u.share}, {"snr_db", u.snr}, {"rms_share_of_step_max", u.rms_share}});
+  }
+  // Keys stay (judged false next step when nothing flushes); counts restart.
+  for (auto& [key, u] : underflow_) u = Underflow{};
+}
+
 void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
   const CastCounts& c = f.counts;
   const std::string key = r.name + "|" + ToString(r.role) + "|" + f.format + "|" + f.recipe;
@@ -90,18 +124,23 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
   // fp32's and the recipe's scale (clamped to fp32) means nothing for them.
   if (fmt && fmt->exponent_bits() >= 8 && !recipe.none && recipe.per_tensor) return;
   auto role_on = [&](int roles) { return (roles & static_cast<int>(r.role)) != 0; };
-  if (rules::IsGradient(r.role) && role_on(p_.lp_underflow.roles)) {
-    const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
-    const double share = nonzero > 0 ? static_cast<double>(c.underflow) / static_cast<double>(nonzero) : 0;
-    const double max_share = p_.lp_underflow.max_share;
-    const double snr = c.SnrDb();
-    const bool lossy = !(snr >= p_.lp_underflow.max_snr_db);  // NaN (no signal left) counts as lossy
-    sink_->Judge("lp_underflow", key, !warming_up && share > max_share && lossy, r.name,
-                 where + ": " + Fmt(100 * share) + "% of the nonzero gradient values flush to zero in " +
-                     f.format + " with " + f.recipe + " scaling. On that hardware these gradients vanish "
-                     "and training stalls; use loss scaling or a per-tensor recipe (current/delayed), or "
-                     "a format with more exponent range (e5m2, bf16).",
-                 {{"underflow_share", share}, {"max_share", max_share}, {"snr_db", snr}, {"scale", f.scale}});
+  if (rules::IsGradient(r.role) && role_on(p_.lp_underflow.roles) && !warming_up) {
+    // Tallied here, judged for the whole step in EndStep.
+    const double rms_share = step_grad_rms_ > 0 ? r.stats.rms / step_grad_rms_ : 1;
+    if (!(rms_share < p_.lp_underflow.min_rms_share)) {
+      Underflow& u = underflow_[f.format + "|" + f.recipe];
+      const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
+      const double share = nonzero > 0 ? static_cast<double>(c.underflow) / static_cast<double>(nonzero) : 0;
+      const double snr = c.SnrDb();
+      const bool lossy = !(snr >= p_.lp_underflow.max_snr_db);  // NaN (no signal left) counts as lossy
+      ++u.judged;
+      if (share > p_.lp_underflow.max_share && lossy) {
+        if (++u.flushed == 1) {
+          u.tensor = r.name, u.where = where, u.format = f.format, u.recipe = f.recipe;
+          u.share = share, u.snr = snr, u.rms_share = rms_share;
+        }
+      }
+    }
   }
   if (warming_up && role_on(p_.lp_delayed_warmup.roles) && c.overflow > 0 &&
       c.numel >= static_cast<uint64_t>(p_.lp_overflow.min_numel)) {
@@ -129,19 +168,28 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
     size_t n_hits = 0;
     for (const auto& [o, n] : hits) over += o, total += n, n_hits += o > 0;
     const double pooled = total > 0 ? over / total : 0;
+    // How far past max the largest value lands (binades); saturating
+    // formats clip, and clipping just past max is not an explosion.
+    const double overshoot = fmt && f.scale > 0 && r.stats.max_abs > 0
+                                 ? std::log2(static_cast<double>(r.stats.max_abs) * f.scale / fmt->MaxValue())
+                                 : kNoLimit;
+    const bool saturates = fmt && fmt->overflow_result() == OverflowResult::kMax;
     const bool cond = c.numel >= static_cast<uint64_t>(p.min_numel) && c.overflow > 0 && pooled > p.max_share &&
-                      n_hits >= static_cast<size_t>(p.min_hits);
+                      n_hits >= static_cast<size_t>(p.min_hits) && (!saturates || overshoot > p.min_overshoot_log2);
     sink_->Judge("lp_overflow", key, cond, r.name,
                  where + ": " + Fmt(100 * share) + "% of the values overflow " + f.format + " with " +
                      f.recipe + " scaling. On that hardware they become Inf/NaN or clip to max: predicted "
                      "exploding values; use a per-tensor scale (current, or delayed with a margin), or a "
                      "format with more range.",
-                 {{"overflow_share", share}, {"pooled_share", pooled}, {"max_share", p.max_share}, {"scale", f.scale}});
+                 {{"overflow_share", share}, {"pooled_share", pooled}, {"max_share", p.max_share}, {"scale", f.scale},
+                  {"overshoot_binades", overshoot}});
   }
   if (c.numel > c.zero_in + c.nan_in + c.inf_in && c.sq_signal > 0 && role_on(p_.lp_snr.roles)) {
     const double snr = c.SnrDb();
     const double min_snr = p_.lp_snr.min_snr_db;
-    sink_->Judge("lp_snr", key, !warming_up && std::isfinite(snr) && snr < min_snr, r.name,
+    int& streak = snr_streak_[key];
+    streak = !warming_up && std::isfinite(snr) && snr < min_snr ? streak + 1 : 0;
+    sink_->Judge("lp_snr", key, streak >= p_.lp_snr.records, r.name,
                  where + ": the cast keeps only " + Fmt(snr) + " dB SNR (< " + Fmt(min_snr) +
                      " dB): the values lose most of their information. Use a format with more mantissa "
                      "bits, finer-grained scaling (mx, 1x128), or keep this tensor in higher precision.",

@@ -25,6 +25,9 @@ namespace lpsim {
 // Every lp_* rule's `roles`: the bit set of roles it judges (default 15:
 // optimizer state left out).
 constexpr int kLpDefaultRoles = 15;
+// The forward roles (activation 1 + weight 4): tensors whose every element
+// feeds the next layer's product, so a value lost is information lost.
+constexpr int kLpForwardRoles = 5;
 
 // The parameter every lp_* rule has, `roles`; each rule's Visit lists it
 // after its own.
@@ -39,12 +42,28 @@ struct LpRoles {
 struct LpUnderflowParams : LpRoles {
   double max_share = 0.1;
   // ... and the cast keeps less than this SNR: the flushed values carried
-  // the gradient (10 dB: 10% of its energy lost), not just its tail.
-  double max_snr_db = 10;
+  // the gradient, not just its tail (3 dB: half of its energy lost; a
+  // gradient that keeps most of its energy still points the same way, as
+  // SGD's minibatch noise shows).
+  double max_snr_db = 3;
+  // Gradients whose rms is below this share of the step's largest gradient
+  // rms are not judged: they are the rounding residue of a gradient that is
+  // zero in exact arithmetic (the bias of a layer followed by BatchNorm),
+  // which carries no training signal in any format. fp32 sums of N batch
+  // terms leave residue up to about 2^-24 sqrt(N) relative: 2^-16 covers
+  // batches up to 2^16.
+  double min_rms_share = 0x1p-16;
+  // The finding: at least this share of the step's (judged) gradient
+  // tensors flush so (a quarter: one layer of a deep net, its input
+  // gradient, a saturated softmax, slows that layer; a quarter of the
+  // network's gradients gone stalls it).
+  double min_tensor_share = 0.25;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_share", p.max_share, 0, 1);
     v("max_snr_db", p.max_snr_db, -kNoLimit, kNoLimit);
+    v("min_rms_share", p.min_rms_share, 0, 1);
+    v("min_tensor_share", p.min_tensor_share, 0, 1);
     VisitRoles(p, v);
   }
 };
@@ -54,12 +73,18 @@ struct LpOverflowParams : LpRoles {
   int window = 10;
   int min_hits = 3;
   int min_numel = 64;
+  // Saturating formats clip to max instead of giving Inf/NaN: judged only
+  // when amax lands more than this many binades above max (1: the clipped
+  // values lose more than half their magnitude; closer to max, clipping is
+  // an error the size of one coarse rounding and keeps sign and order).
+  double min_overshoot_log2 = 1;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_share", p.max_share, 0, 1);
     v("window", p.window, 1, kNoLimit);
     v("min_hits", p.min_hits, 1, kNoLimit);
     v("min_numel", p.min_numel, 0, kNoLimit);
+    v("min_overshoot_log2", p.min_overshoot_log2, 0, kNoLimit);
     VisitRoles(p, v);
   }
 };
@@ -67,7 +92,10 @@ struct LpOverflowParams : LpRoles {
 struct LpHeadroomParams : LpRoles {
   int window = 20;
   double min_r2 = 0.8;
-  double horizon = 100;  // 5 windows: a 20-record trend says nothing of step 2000
+  // No further ahead than the fit saw: a trend of `window` records
+  // extrapolated further is a guess (early training's fast growth of
+  // logits levels off).
+  double horizon = 20;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("window", p.window, 3, kNoLimit);
@@ -77,7 +105,11 @@ struct LpHeadroomParams : LpRoles {
   }
 };
 
+// Forward roles only: a gradient's tiny values (confident samples, dead
+// paths) carry a negligible share of its energy; what a gradient loses to
+// underflow is lp_underflow's, judged by energy.
 struct LpDynamicRangeParams : LpRoles {
+  LpDynamicRangeParams() { roles = kLpForwardRoles; }
   double quantile = 0.1;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
@@ -86,11 +118,19 @@ struct LpDynamicRangeParams : LpRoles {
   }
 };
 
+// Forward roles only: a gradient's rounding noise is unbiased and averages
+// out over steps like minibatch noise; the loss that does not (values
+// flushed to zero) is lp_underflow's.
 struct LpSnrParams : LpRoles {
+  LpSnrParams() { roles = kLpForwardRoles; }
   double min_snr_db = 10;
+  // ... in this many consecutive records of the tensor: a loss that lasts,
+  // not a bias that starts at zero and grows past the format's minimum.
+  int records = 5;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("min_snr_db", p.min_snr_db, -kNoLimit, kNoLimit);
+    v("records", p.records, 1, kNoLimit);
     VisitRoles(p, v);
   }
 };
@@ -145,10 +185,22 @@ class LowPrecisionRules {
   static void Catalog(std::vector<RuleInfo>* out);
 
   LowPrecisionRules(const LowPrecisionParams& params, FindingSink* sink) : p_(params), sink_(sink) {}
+  // Before a step's records are judged: the step's largest gradient rms.
+  void BeginStep(const std::vector<TensorRecord>& records);
   // One format (with its recipe) simulated on record r.
   void Judge(const TensorRecord& r, const FormatRecord& f);
+  // After a step's records: the rules judged for the whole step (lp_underflow).
+  void EndStep();
 
  private:
+  // lp_underflow's tally of a step: gradients judged, and those that flush
+  // (the first of them named in the finding).
+  struct Underflow {
+    int judged = 0, flushed = 0;
+    std::string tensor, where, format, recipe;
+    double share = 0, snr = 0, rms_share = 0;
+  };
+  std::map<std::string, Underflow> underflow_;  // per "format|recipe"
   // What the rules need to know of a record's recipe (parsed as a Scaling).
   struct Recipe {
     bool none = false;        // no scaling: a fixed headroom
@@ -170,6 +222,8 @@ class LowPrecisionRules {
   std::map<std::string, std::deque<std::pair<float, double>>> scale_hist_;  // (scale, log2 amax)
   std::map<std::string, std::deque<std::pair<double, double>>> overflow_hits_;  // (overflow, numel)
   std::map<std::string, int> delayed_records_;  // records seen per delayed key
+  std::map<std::string, int> snr_streak_;      // consecutive low-SNR records per key
+  double step_grad_rms_ = 0;                    // the largest gradient rms of the step
 };
 
 }  // namespace lpsim

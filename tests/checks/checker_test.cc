@@ -780,14 +780,78 @@ TEST(Checker, LowPrecisionSnrAndDynamicRange) {
   }
   EXPECT_EQ(dr, 2);
   // e2m1fn on Gaussian data: ~3 significant bits, SNR ~ 15 dB; require 20.
+  // Gradients are not judged by lp_dynamic_range (their tiny values carry
+  // no energy; lp_underflow judges what a gradient loses).
+  Checker grad;
+  grad.Add(Rec(0, "wide", Role::kActivationGrad, x, {3000}, "", {"e4m3fn", "e2m1fn"}));
+  for (const Finding& g : grad.EndStep(0)) EXPECT_NE(g.rule, "lp_dynamic_range");
+  // lp_snr: activations and weights, in `records` (5) consecutive records;
+  // the same gradient never.
   CheckConfig cfg = CheckConfig::Defaults();
   ASSERT_TRUE(cfg.Set("lp_snr", "min_snr_db", 20).ok());
   Checker s(cfg);
-  s.Add(Rec(0, "g", Role::kActivation, Normal(1000, 1.0f, 3), {1000}, "", {"e2m1fn", "bf16"}));
-  std::vector<Finding> h = s.EndStep(0);
-  int snr = 0;
-  for (const Finding& g : h) snr += g.rule == "lp_snr";
-  EXPECT_EQ(snr, 1);
+  for (int64_t step = 0; step < 6; ++step) {
+    s.Add(Rec(step, "g", Role::kActivation, Normal(1000, 1.0f, 3), {1000}, "", {"e2m1fn", "bf16"}));
+    s.Add(Rec(step, "dg", Role::kActivationGrad, Normal(1000, 1.0f, 3), {1000}, "", {"e2m1fn", "bf16"}));
+    int snr = 0;
+    for (const Finding& g : s.EndStep(step)) {
+      snr += g.rule == "lp_snr";
+      if (g.rule == "lp_snr") {
+        EXPECT_EQ(g.tensor, "g");
+      }
+    }
+    EXPECT_EQ(snr, step == 4 ? 1 : 0) << step;
+  }
+}
+
+// lp_underflow speaks of the network: a finding when at least a quarter of
+// the step's judged gradients lose most of their energy to flushing; the
+// rounding residue of an exact zero (rms below 2^-16 of the step's largest)
+// is not judged.
+TEST(Checker, LowPrecisionUnderflowIsJudgedPerStep) {
+  // e5m2's smallest subnormal is 2^-16 ~ 1.5e-5: gradients ~1e-6 flush,
+  // gradients ~1e-2 keep their energy.
+  auto step = [](Checker* c, int64_t s, int flushing, int fine, float big = 1e-2f) {
+    for (int i = 0; i < fine; ++i) {
+      c->Add(Rec(s, "ok" + std::to_string(i), Role::kWeightGrad, Normal(256, big, 10 + i), {256}, "", {"e5m2"}));
+    }
+    for (int i = 0; i < flushing; ++i) {
+      c->Add(Rec(s, "tiny" + std::to_string(i), Role::kWeightGrad, Normal(256, 1e-6f, 20 + i), {256}, "", {"e5m2"}));
+    }
+    return c->EndStep(s);
+  };
+  Checker c;
+  EXPECT_TRUE(step(&c, 0, 1, 4).empty());  // 1 of 5: one layer
+  std::vector<Finding> f = step(&c, 1, 2, 3);  // 2 of 5
+  ASSERT_EQ(Rules(f), std::vector<std::string>{"lp_underflow"});
+  EXPECT_EQ(f[0].tensor, "tiny0");
+  EXPECT_DOUBLE_EQ(f[0].evidence.at("tensor_share"), 0.4);
+  EXPECT_GT(f[0].evidence.at("underflow_share"), 0.9);
+  EXPECT_NE(f[0].message.find("2 of the step's 5 gradients"), std::string::npos) << f[0].message;
+  // The same flushing gradient next to gradients 10^6 larger: residue.
+  Checker r;
+  EXPECT_TRUE(step(&r, 0, 1, 1, 1.0f).empty());
+  Checker control;
+  EXPECT_EQ(Rules(step(&control, 0, 1, 1)), std::vector<std::string>{"lp_underflow"});
+}
+
+// Saturating formats clip: lp_overflow only when amax lands more than a
+// binade above max.
+TEST(Checker, LowPrecisionOverflowOfSaturatingFormats) {
+  auto run = [](const std::string& format, float outlier) {
+    Checker c;
+    std::vector<float> x(256, 1.0f);
+    for (size_t i = 0; i < x.size(); i += 10) x[i] = outlier;  // 10%
+    int n = 0;
+    for (int64_t s = 0; s < 3; ++s) {
+      c.Add(Rec(s, "fc2", Role::kActivation, x, {256}, "", {format}));
+      for (const Finding& f : c.EndStep(s)) n += f.rule == "lp_overflow";
+    }
+    return n;
+  };
+  EXPECT_EQ(run("e4m3fn:sat", 600.0f), 0);   // 0.42 binades above 448
+  EXPECT_EQ(run("e4m3fn", 600.0f), 1);       // NaN on overflow: judged as before
+  EXPECT_EQ(run("e4m3fn:sat", 2000.0f), 1);  // 2.2 binades above
 }
 
 TEST(Checker, LowPrecisionHeadroomPredictsTheStep) {
