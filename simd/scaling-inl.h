@@ -118,10 +118,10 @@ void BlockCastChunks(const internal::CastParams& p, const float* in, size_t rows
       for (size_t col = first; col < last;) {
         const size_t j = col / bc;
         const size_t stop = std::min(last, (j + 1) * bc);
-        std::fill(lane_mult.begin() + (row_begin + col - begin),
-                  lane_mult.begin() + (row_begin + stop - begin), m[j]);
-        std::fill(lane_inv.begin() + (row_begin + col - begin),
-                  lane_inv.begin() + (row_begin + stop - begin), v[j]);
+        std::fill(lane_mult.data() + (row_begin + col - begin),
+                  lane_mult.data() + (row_begin + stop - begin), m[j]);
+        std::fill(lane_inv.data() + (row_begin + col - begin),
+                  lane_inv.data() + (row_begin + stop - begin), v[j]);
         col = stop;
       }
     }
