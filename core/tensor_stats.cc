@@ -7,6 +7,17 @@
 #include "core/bits.h"
 
 namespace lpsim {
+TensorStats::ExponentBins TensorStats::NonzeroExponentBins() const {
+  ExponentBins bins;
+  for (int b = 0; b < kExponentBins; ++b) {
+    const uint64_t c = exponent_hist[static_cast<size_t>(b)];
+    if (c == 0) continue;
+    bins.exponents.push_back(b + kMinExponent);
+    bins.counts.push_back(c);
+  }
+  return bins;
+}
+
 float TensorStats::Quantile(double p) const {
   // Every count lies in the bins of [min_abs, max_abs] (the result is
   // clamped to them anyway), so only that span is read: rules and the store

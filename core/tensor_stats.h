@@ -53,6 +53,14 @@ struct TensorStats {
   float max_abs = 0;           // largest finite |x| (the amax; 0 if none)
 
   uint64_t finite() const { return count - nans - pos_infs - neg_infs; }
+  // The exponent histogram's nonzero bins, e increasing: counts[k] values
+  // have |x| in [2^exponents[k], 2^(exponents[k] + 1)). The histogram the
+  // report draws and the live queries send.
+  struct ExponentBins {
+    std::vector<int> exponents;
+    std::vector<uint64_t> counts;
+  };
+  ExponentBins NonzeroExponentBins() const;
   // Nearest-rank quantile of |x| over finite nonzero elements, p in [0, 1];
   // 0 when there are none.
   float Quantile(double p) const;

@@ -350,14 +350,8 @@ double FormatValue(const std::string& f, const FormatRecord& fr) {
 }
 
 Json Histogram(const TensorStats& s) {
-  Json e = Json::array(), c = Json::array();
-  for (int b = 0; b < TensorStats::kExponentBins; ++b) {
-    const uint64_t count = s.exponent_hist[static_cast<size_t>(b)];
-    if (count == 0) continue;
-    e.push_back(b + TensorStats::kMinExponent);
-    c.push_back(count);
-  }
-  return {{"e", e}, {"c", c}};
+  const TensorStats::ExponentBins h = s.NonzeroExponentBins();
+  return {{"e", h.exponents}, {"c", h.counts}};
 }
 
 // [log2 of the |x| below which values become 0, where normals start, the

@@ -165,15 +165,9 @@ struct Builder {
     Json j;
     j["t"] = Tensor(r);
     j["s"] = r.step;
-    Json e = Json::array(), c = Json::array();
-    for (int b = 0; b < TensorStats::kExponentBins; ++b) {
-      const uint64_t count = r.stats.exponent_hist[static_cast<size_t>(b)];
-      if (count == 0) continue;
-      e.push_back(b + TensorStats::kMinExponent);
-      c.push_back(count);
-    }
-    j["e"] = e;
-    j["c"] = c;
+    const TensorStats::ExponentBins h = r.stats.NonzeroExponentBins();
+    j["e"] = h.exponents;
+    j["c"] = h.counts;
     j["n"] = r.stats.count;
     j["z"] = r.stats.zeros;
     j["nf"] = r.stats.nans + r.stats.pos_infs + r.stats.neg_infs;

@@ -37,33 +37,6 @@ namespace lpsim {
 namespace simd {
 namespace HWY_NAMESPACE {
 
-// Largest fp32 bits of a finite |x| over x[0, n) (0 if none).
-HWY_INLINE uint32_t MaxFiniteAbs(const float* HWY_RESTRICT x, size_t n) {
-  const DF df;
-  const DI di;
-  const VI k_abs = hn::Set(di, 0x7fffffff);
-  const VI k_inf = hn::Set(di, 0x7f800000);
-  uint32_t m = 0;
-  size_t i = 0;
-  if (n >= kNF) {
-    VI acc = hn::Zero(di);
-    for (; i + kNF <= n; i += kNF) {
-      const VI a = hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), k_abs);
-      acc = hn::Max(acc, hn::IfThenElseZero(hn::Lt(a, k_inf), a));
-    }
-    HWY_ALIGN int32_t lanes[kNF];
-    hn::Store(acc, di, lanes);
-    for (size_t j = 0; j < kNF; ++j) m = std::max(m, static_cast<uint32_t>(lanes[j]));
-  }
-  for (; i < n; ++i) {
-    uint32_t b;
-    __builtin_memcpy(&b, &x[i], sizeof b);
-    b &= 0x7fffffffu;
-    if (b < 0x7f800000u) m = std::max(m, b);
-  }
-  return m;
-}
-
 // Exponent fields (E + 127) of the blocks of rows [r0, r1) of in[rows x
 // cols], bpr per row, into fields[r * bpr + j].
 void BfpExponentRows(const float* in, size_t cols, size_t block, size_t bpr, size_t r0,
@@ -71,7 +44,7 @@ void BfpExponentRows(const float* in, size_t cols, size_t block, size_t bpr, siz
   for (size_t r = r0; r < r1; ++r) {
     for (size_t j = 0; j < bpr; ++j) {
       const size_t c0 = j * block;
-      const uint32_t amax = MaxFiniteAbs(in + r * cols + c0, std::min(block, cols - c0));
+      const uint32_t amax = MaxFiniteAbsBits(in + r * cols + c0, std::min(block, cols - c0));
       fields[r * bpr + j] = static_cast<uint8_t>(amax >> 23);
     }
   }
@@ -94,7 +67,6 @@ HWY_NOINLINE void BfpCastRangeT(const internal::BfpCastParams& params,
     const DF df;
     const DI di;
     const DU du;
-    const DD dd;
     const VU k_abs = hn::Set(du, 0x7fffffffu);
     const VU k_sign = hn::Set(du, 0x80000000u);
     const VU k_inf = hn::Set(du, 0x7f800000u);
@@ -106,13 +78,9 @@ HWY_NOINLINE void BfpCastRangeT(const internal::BfpCastParams& params,
     const VI k_zero_i = hn::Zero(di);
     const VI k_31 = hn::Set(di, 31);
     const VU k_max_mag = hn::Set(du, (1u << m_bits) - 1);
-    VU c_zero = hn::Zero(du), c_nan = hn::Zero(du), c_inf = hn::Zero(du);
-    VU c_under = hn::Zero(du), c_over = hn::Zero(du);
+    LatticeCounters counts = ZeroLatticeCounters();
     VD err[kK], sig[kK];
-    for (size_t k = 0; k < kK; ++k) {
-      err[k] = hn::LoadU(dd, st->err + k * kND);
-      sig[k] = hn::LoadU(dd, st->sig + k * kND);
-    }
+    LoadSums(*st, err, sig);
     auto count = [&](VU& c, hn::Mask<DU> m) { c = hn::Sub(c, hn::VecFromMask(du, m)); };
     for (; n - i >= kStep; i += kStep) {
       for (size_t u = 0; u < kU; ++u) {
@@ -154,11 +122,11 @@ HWY_NOINLINE void BfpCastRangeT(const internal::BfpCastParams& params,
         const auto special = hn::Or(hn::Or(is_nan, is_inf), is_zero);
         const auto over = hn::Gt(mag, k_max_mag);
         mag = hn::Min(mag, k_max_mag);
-        count(c_nan, is_nan);
-        count(c_inf, is_inf);
-        count(c_zero, is_zero);
-        count(c_over, hn::AndNot(special, over));
-        count(c_under, hn::AndNot(special, hn::Eq(mag, hn::Zero(du))));
+        count(counts.nan_in, is_nan);
+        count(counts.inf_in, is_inf);
+        count(counts.zero_in, is_zero);
+        count(counts.overflow, hn::AndNot(special, over));
+        count(counts.underflow, hn::AndNot(special, hn::Eq(mag, hn::Zero(du))));
         mag = hn::IfThenElse(is_inf, k_max_mag, mag);
         mag = hn::IfThenZeroElse(is_nan, mag);
         // 2^(F - 126 - M) as fp32 bits: normal when its biased exponent
@@ -202,39 +170,12 @@ HWY_NOINLINE void BfpCastRangeT(const internal::BfpCastParams& params,
             }
             continue;
           }
-          {
-            const VD xd = PromotePart<0>(xs);
-            const VD d0 = hn::Sub(xd, PromotePart<0>(qs));
-            const size_t a = AccIndex(u, 0);
-            err[a] = hn::Add(err[a], hn::Mul(d0, d0));
-            sig[a] = hn::Add(sig[a], hn::Mul(xd, xd));
-          }
-          if constexpr (kParts == 2) {
-            const VD xd = PromotePart<1>(xs);
-            const VD d1 = hn::Sub(xd, PromotePart<1>(qs));
-            const size_t a = AccIndex(u, 1);
-            err[a] = hn::Add(err[a], hn::Mul(d1, d1));
-            sig[a] = hn::Add(sig[a], hn::Mul(xd, xd));
-          }
+          AddErrSig(xs, qs, u, err, sig);
         }
       }
     }
-    for (size_t k = 0; k < kK; ++k) {
-      hn::StoreU(err[k], dd, st->err + k * kND);
-      hn::StoreU(sig[k], dd, st->sig + k * kND);
-    }
-    HWY_ALIGN uint32_t lanes[kNF];
-    auto sum = [&](VU v) {
-      hn::Store(v, du, lanes);
-      uint64_t total = 0;
-      for (size_t j = 0; j < kNF; ++j) total += lanes[j];
-      return total;
-    };
-    st->zero_in += sum(c_zero);
-    st->nan_in += sum(c_nan);
-    st->inf_in += sum(c_inf);
-    st->underflow += sum(c_under);
-    st->overflow += sum(c_over);
+    StoreSums(err, sig, st);
+    AddCounters(counts, st);
   }
   for (; i < n; ++i) {
     out[i] = internal::BfpCastElement(p, in[i], lane_f[i] - 127, pos + i, kSums, st);

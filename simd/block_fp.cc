@@ -64,7 +64,7 @@ void BfpQuantize(const BfpFormat& f, const float* in, size_t rows, size_t cols,
           cached_row = r;
           for (size_t j = 0; j < bpr; ++j) {
             const size_t lo = j * f.block, hi = std::min(cols, lo + f.block);
-            std::fill(lane_f.begin() + lo, lane_f.begin() + hi, fields[r * bpr + j]);
+            std::fill(lane_f.data() + lo, lane_f.data() + hi, fields[r * bpr + j]);
           }
         }
         const size_t a = std::max(begin, r * cols);

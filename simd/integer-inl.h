@@ -129,7 +129,6 @@ HWY_NOINLINE void IntCastRangeT(const internal::IntCastParams& params,
     const DF df;
     const DI di;
     const DU du;
-    const DD dd;
     const int32_t zp = p.qp.zero_point;
     const VF scale = hn::Set(df, p.qp.scale);
     const VF r_lo = hn::Set(df, static_cast<float>(p.qmin - zp - 1));
@@ -137,13 +136,9 @@ HWY_NOINLINE void IntCastRangeT(const internal::IntCastParams& params,
     const VI vzp = hn::Set(di, zp);
     const VI vqmin = hn::Set(di, p.qmin);
     const VI vqmax = hn::Set(di, p.qmax);
-    VU c_zero = hn::Zero(du), c_nan = hn::Zero(du), c_inf = hn::Zero(du);
-    VU c_under = hn::Zero(du), c_over = hn::Zero(du);
+    LatticeCounters counts = ZeroLatticeCounters();
     VD err[kK], sig[kK];
-    for (size_t k = 0; k < kK; ++k) {
-      err[k] = hn::LoadU(dd, st->err + k * kND);
-      sig[k] = hn::LoadU(dd, st->sig + k * kND);
-    }
+    LoadSums(*st, err, sig);
     // Counters add 1 per true lane: a mask's vector is all ones (-1).
     auto count = [&](VU& c, hn::Mask<DF> m) {
       c = hn::Sub(c, hn::BitCast(du, hn::VecFromMask(df, m)));
@@ -165,11 +160,11 @@ HWY_NOINLINE void IntCastRangeT(const internal::IntCastParams& params,
         const auto over = hn::RebindMask(df, hn::Ne(t, q));
         const auto under = hn::RebindMask(df, hn::Eq(q, vzp));
         q = hn::IfThenElse(hn::RebindMask(di, hn::Or(is_nan, is_zero)), vzp, q);
-        count(c_nan, is_nan);
-        count(c_zero, is_zero);
-        count(c_inf, is_inf);
-        count(c_over, hn::AndNot(special, over));
-        count(c_under, hn::AndNot(special, under));
+        count(counts.nan_in, is_nan);
+        count(counts.zero_in, is_zero);
+        count(counts.inf_in, is_inf);
+        count(counts.overflow, hn::AndNot(special, over));
+        count(counts.underflow, hn::AndNot(special, under));
         // Inf lanes already hold qmax / qmin: v = +-Inf clamps there.
         const VF qf = hn::Mul(scale, hn::ConvertTo(df, hn::Sub(q, vzp)));
         hn::StoreU(qf, df, out + iu);
@@ -177,39 +172,12 @@ HWY_NOINLINE void IntCastRangeT(const internal::IntCastParams& params,
           const auto ok = hn::And(hn::IsFinite(x), hn::IsFinite(qf));
           const VF xs = hn::IfThenElseZero(ok, x);
           const VF qs = hn::IfThenElseZero(ok, qf);
-          {
-            const VD xd = PromotePart<0>(xs);
-            const VD d0 = hn::Sub(xd, PromotePart<0>(qs));
-            const size_t a = AccIndex(u, 0);
-            err[a] = hn::Add(err[a], hn::Mul(d0, d0));
-            sig[a] = hn::Add(sig[a], hn::Mul(xd, xd));
-          }
-          if constexpr (kParts == 2) {
-            const VD xd = PromotePart<1>(xs);
-            const VD d1 = hn::Sub(xd, PromotePart<1>(qs));
-            const size_t a = AccIndex(u, 1);
-            err[a] = hn::Add(err[a], hn::Mul(d1, d1));
-            sig[a] = hn::Add(sig[a], hn::Mul(xd, xd));
-          }
+          AddErrSig(xs, qs, u, err, sig);
         }
       }
     }
-    for (size_t k = 0; k < kK; ++k) {
-      hn::StoreU(err[k], dd, st->err + k * kND);
-      hn::StoreU(sig[k], dd, st->sig + k * kND);
-    }
-    HWY_ALIGN uint32_t lanes[kNF];
-    auto sum = [&](VU v) {
-      hn::Store(v, du, lanes);
-      uint64_t total = 0;
-      for (size_t j = 0; j < kNF; ++j) total += lanes[j];
-      return total;
-    };
-    st->zero_in += sum(c_zero);
-    st->nan_in += sum(c_nan);
-    st->inf_in += sum(c_inf);
-    st->underflow += sum(c_under);
-    st->overflow += sum(c_over);
+    StoreSums(err, sig, st);
+    AddCounters(counts, st);
   }
   for (; i < n; ++i) out[i] = internal::IntCastElement(p, in[i], pos + i, kSums, st);
 }

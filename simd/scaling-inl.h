@@ -23,34 +23,6 @@ namespace lpsim {
 namespace simd {
 namespace HWY_NAMESPACE {
 
-// Largest fp32 bits of a finite |x| over x[0, n) (0 if none): the amax as
-// bits, since finite fp32 magnitudes order like their bit patterns.
-HWY_INLINE uint32_t MaxFiniteAbsBits(const float* HWY_RESTRICT x, size_t n) {
-  const DF df;
-  const DI di;
-  const VI k_abs = hn::Set(di, 0x7fffffff);
-  const VI k_inf = hn::Set(di, 0x7f800000);
-  VI m0 = hn::Zero(di), m1 = hn::Zero(di);
-  size_t i = 0;
-  for (; i + 2 * kNF <= n; i += 2 * kNF) {
-    const VI a0 = hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), k_abs);
-    const VI a1 = hn::And(hn::BitCast(di, hn::LoadU(df, x + i + kNF)), k_abs);
-    m0 = hn::Max(m0, hn::IfThenElseZero(hn::Lt(a0, k_inf), a0));
-    m1 = hn::Max(m1, hn::IfThenElseZero(hn::Lt(a1, k_inf), a1));
-  }
-  HWY_ALIGN int32_t lanes[kNF];
-  hn::Store(hn::Max(m0, m1), di, lanes);
-  uint32_t m = 0;
-  for (size_t j = 0; j < kNF; ++j) m = std::max(m, static_cast<uint32_t>(lanes[j]));
-  for (; i < n; ++i) {
-    uint32_t b;
-    __builtin_memcpy(&b, &x[i], sizeof b);
-    b &= 0x7fffffffu;
-    if (b < 0x7f800000u) m = std::max(m, b);
-  }
-  return m;
-}
-
 uint32_t AmaxBits(const float* x, size_t begin, size_t end) {
   return MaxFiniteAbsBits(x + begin, end - begin);
 }
@@ -118,10 +90,10 @@ void BlockCastChunks(const internal::CastParams& p, const float* in, size_t rows
       for (size_t col = first; col < last;) {
         const size_t j = col / bc;
         const size_t stop = std::min(last, (j + 1) * bc);
-        std::fill(lane_mult.begin() + (row_begin + col - begin),
-                  lane_mult.begin() + (row_begin + stop - begin), m[j]);
-        std::fill(lane_inv.begin() + (row_begin + col - begin),
-                  lane_inv.begin() + (row_begin + stop - begin), v[j]);
+        std::fill(lane_mult.data() + (row_begin + col - begin),
+                  lane_mult.data() + (row_begin + stop - begin), m[j]);
+        std::fill(lane_inv.data() + (row_begin + col - begin),
+                  lane_inv.data() + (row_begin + stop - begin), v[j]);
         col = stop;
       }
     }

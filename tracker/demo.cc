@@ -150,8 +150,8 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
       // A live bar on a terminal; on a pipe or file, a line per tenth of the run.
       const bool bar_step = tty ? (s % 10 == 9) : ((s + 1) % std::max(1, o.steps / 10) == 0);
       if (progress && o.progress && (bar_step || s + 1 == o.steps)) {
-        const int width = 30;
-        const int filled = static_cast<int>(static_cast<int64_t>(width) * (s + 1) / o.steps);
+        const size_t width = 30;
+        const size_t filled = static_cast<size_t>(static_cast<int64_t>(width) * (s + 1) / o.steps);
         char line[160];
         std::snprintf(line, sizeof line, "%s[%s%s] step %d/%d  loss %.4f%s", tty ? "\r" : "", std::string(filled, '#').c_str(),
                       std::string(width - filled, '.').c_str(), s + 1, o.steps, l, tty ? "" : "\n");

@@ -65,19 +65,21 @@ void ReduceAcrossRanks(c10d::ProcessGroup& pg, AnalyzeResult* r) {
   Wait(pg.allgather(gathered, input));
 
   // 3. Unpack.
+  // The counts travelled as int64 (torch has no uint64 sum); each is >= 0.
   const int64_t* pi = ti.data_ptr<int64_t>();
   size_t k = 0;
-  s.count = pi[k++];
-  s.zeros = pi[k++];
-  s.nans = pi[k++];
-  s.pos_infs = pi[k++];
-  s.neg_infs = pi[k++];
-  for (uint64_t& c : s.exponent_hist) c = pi[k++];
-  for (uint64_t& c : s.log_hist) c = pi[k++];
+  auto next = [&] { return static_cast<uint64_t>(pi[k++]); };
+  s.count = next();
+  s.zeros = next();
+  s.nans = next();
+  s.pos_infs = next();
+  s.neg_infs = next();
+  for (uint64_t& c : s.exponent_hist) c = next();
+  for (uint64_t& c : s.log_hist) c = next();
   for (CastCounts& c : r->formats) {
     for (uint64_t* v : {&c.numel, &c.underflow, &c.flushed, &c.subnormal, &c.overflow, &c.nan_in,
                         &c.inf_in, &c.zero_in}) {
-      *v = pi[k++];
+      *v = next();
     }
     c.sq_error = 0;
     c.sq_signal = 0;

@@ -137,29 +137,41 @@ void LossRules::Diverging() {
                 {"loss", loss}, {"lowest_loss", lowest_before}});
 }
 
+// The least-squares line through the last `span` losses against their
+// index 0 .. span - 1; `mean` is WindowMean(span, n).
+LossRules::Line LossRules::LineThrough(size_t span) const {
+  Line l;
+  const size_t n = losses_.size();
+  const double m = static_cast<double>(span);
+  l.mean = WindowMean(span, n);
+  l.t_mean = (m - 1) / 2;
+  double sxy = 0;
+  for (size_t i = 0; i < span; ++i) {
+    const double dt = static_cast<double>(i) - l.t_mean;
+    sxy += dt * (losses_[n - span + i] - l.mean);
+    l.sxx += dt * dt;
+  }
+  l.slope = l.sxx > 0 ? sxy / l.sxx : 0;
+  return l;
+}
+
 // The least-squares trend of the last `span` losses (see loss_rules.h).
 LossRules::Trend LossRules::Fit(size_t span) const {
   Trend t;
   const size_t n = losses_.size();
   if (span < 3 || n < span) return t;
-  const double m = static_cast<double>(span), t_mean = (m - 1) / 2;
-  for (size_t i = n - span; i < n; ++i) t.mean += losses_[i] / m;
-  double sxy = 0, sxx = 0;
-  for (size_t i = 0; i < span; ++i) {
-    const double dt = static_cast<double>(i) - t_mean;
-    sxy += dt * (losses_[n - span + i] - t.mean);
-    sxx += dt * dt;
-  }
-  const double slope = sxy / sxx;
+  const Line l = LineThrough(span);
+  const double m = static_cast<double>(span);
   double sse = 0;
   for (size_t i = 0; i < span; ++i) {
-    const double r = losses_[n - span + i] - t.mean - slope * (static_cast<double>(i) - t_mean);
+    const double r = l.Residual(losses_[n - span + i], i);
     sse += r * r;
   }
-  const double start = t.mean - slope * t_mean;  // the line at the span's first step
+  const double start = l.mean - l.slope * l.t_mean;  // the line at the span's first step
   const double scale = std::max(std::fabs(start), 1e-30);
-  t.decrease = -slope * (m - 1) / scale;
-  t.se = std::sqrt(sse / (m - 2) / sxx) * (m - 1) / scale;
+  t.mean = l.mean;
+  t.decrease = -l.slope * (m - 1) / scale;
+  t.se = std::sqrt(sse / (m - 2) / l.sxx) * (m - 1) / scale;
   return t;
 }
 
@@ -217,31 +229,23 @@ void LossRules::Fluctuating() {
   const size_t w = static_cast<size_t>(p.window);
   if (n < w + 1) return;
   size_t changes = 0;
-  double amp = 0, mean = 0;
+  double amp = 0;
   for (size_t i = n - w; i < n; ++i) {
     const double d = losses_[i] - losses_[i - 1];
     amp += std::fabs(d);
-    mean += losses_[i];
     if (i >= n - w + 1) {
       const double prev = losses_[i - 1] - losses_[i - 2];
       if ((d > 0 && prev < 0) || (d < 0 && prev > 0)) ++changes;
     }
   }
   amp /= static_cast<double>(w);
-  mean /= static_cast<double>(w);
   const double share = static_cast<double>(changes) / static_cast<double>(w - 1);
   // Residuals of the window around its least-squares line.
-  const double m = static_cast<double>(w), t_mean = (m - 1) / 2;
-  double sxy = 0, sxx = 0;
-  for (size_t i = 0; i < w; ++i) {
-    const double dt = static_cast<double>(i) - t_mean;
-    sxy += dt * (losses_[n - w + i] - mean);
-    sxx += dt * dt;
-  }
-  const double slope = sxx > 0 ? sxy / sxx : 0;
+  const Line line = LineThrough(w);
+  const double mean = line.mean, m = static_cast<double>(w);
   double num = 0, den = 0, prev_r = 0;
   for (size_t i = 0; i < w; ++i) {
-    const double r = losses_[n - w + i] - mean - slope * (static_cast<double>(i) - t_mean);
+    const double r = line.Residual(losses_[n - w + i], i);
     den += r * r;
     if (i > 0) num += r * prev_r;
     prev_r = r;

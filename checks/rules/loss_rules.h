@@ -159,6 +159,19 @@ class LossRules {
   void NotDecreasing();
   void Fluctuating();
   double WindowMean(size_t w, size_t end) const;
+  // The least-squares line through the last `span` losses (there are at least `span`)
+  // against their index 0 .. span - 1, which Fit and fluctuating_loss share.
+  struct Line {
+    double mean = 0;    // of the losses: WindowMean(span, end)
+    double t_mean = 0;  // of the index: (span - 1) / 2
+    double sxx = 0;     // sum (index - t_mean)^2
+    double slope = 0;   // 0 when sxx is 0 (span 1)
+    // Loss y at index i minus the line there.
+    double Residual(double y, size_t i) const {
+      return y - mean - slope * (static_cast<double>(i) - t_mean);
+    }
+  };
+  Line LineThrough(size_t span) const;
 
   LossParams p_;
   FindingSink* sink_;

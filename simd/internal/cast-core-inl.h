@@ -1,6 +1,7 @@
 // Per-target pieces every cast kernel shares: vector types and the layout of
-// the fixed-order sums, the stochastic bits, path A's rounding of a
-// magnitude, the decoder and the per-lane counters. Part of the cast core
+// the fixed-order sums (and the general sum step of the lattice casts), the
+// stochastic bits, path A's rounding of a magnitude, the decoder, the
+// per-lane counters and the finite amax of a run. Part of the cast core
 // (cast-inl.h includes it; see there for the paths).
 //
 //   const VU rq = RoundMagnitude<Rounding::kNearestEven>(p, vabs, k_low, index);
@@ -13,6 +14,7 @@
 #define LPSIM_SIMD_INTERNAL_CAST_CORE_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -66,6 +68,43 @@ HWY_INLINE VD PromotePart(VF v) {
 
 // Which of the kK accumulator vectors part `part` of vector `u` of a step feeds.
 constexpr size_t AccIndex(size_t u, size_t part) { return (u * kParts + part) % kK; }
+
+// The fixed-order sums of st in registers (err, sig: kK vectors each) and back.
+HWY_INLINE void LoadSums(const internal::CastState& st, VD* err, VD* sig) {
+  const DD dd;
+  for (size_t k = 0; k < kK; ++k) {
+    err[k] = hn::LoadU(dd, st.err + k * kND);
+    sig[k] = hn::LoadU(dd, st.sig + k * kND);
+  }
+}
+HWY_INLINE void StoreSums(const VD* err, const VD* sig, internal::CastState* st) {
+  const DD dd;
+  for (size_t k = 0; k < kK; ++k) {
+    hn::StoreU(err[k], dd, st->err + k * kND);
+    hn::StoreU(sig[k], dd, st->sig + k * kND);
+  }
+}
+
+// err += (x - q)^2 and sig += x^2 for vector u of a step, each lane on its
+// accumulator: in double, the difference, the square and the sum each
+// rounded once, as formats/internal/cast_counter.h does per element. xs and
+// qs are x and q with the lanes that add nothing (non-finite) set to 0.
+HWY_INLINE void AddErrSig(VF xs, VF qs, size_t u, VD* err, VD* sig) {
+  {
+    const VD xd = PromotePart<0>(xs);
+    const VD d0 = hn::Sub(xd, PromotePart<0>(qs));
+    const size_t a = AccIndex(u, 0);
+    err[a] = hn::Add(err[a], hn::Mul(d0, d0));
+    sig[a] = hn::Add(sig[a], hn::Mul(xd, xd));
+  }
+  if constexpr (kParts == 2) {
+    const VD xd = PromotePart<1>(xs);
+    const VD d1 = hn::Sub(xd, PromotePart<1>(qs));
+    const size_t a = AccIndex(u, 1);
+    err[a] = hn::Add(err[a], hn::Mul(d1, d1));
+    sig[a] = hn::Add(sig[a], hn::Mul(xd, xd));
+  }
+}
 
 enum OutKind { kOutNone, kOutFloat, kOutU8, kOutU16, kOutU32 };
 
@@ -184,21 +223,78 @@ struct CastCounters {
   VU zero_in, underflow, flushed, subnormal, overflow;
 };
 
+// The sum of a per-lane counter's lanes.
+HWY_INLINE uint64_t SumLanes(VU v) {
+  HWY_ALIGN uint32_t lanes[kNF];
+  hn::Store(v, DU(), lanes);
+  uint64_t t = 0;
+  for (size_t j = 0; j < kNF; ++j) t += lanes[j];
+  return t;
+}
+
 // Adds per-lane counters into the scalar counts of st.
 HWY_INLINE void AddCounters(const CastCounters& c, internal::CastState* st) {
-  const DU du;
-  HWY_ALIGN uint32_t lanes[kNF];
-  auto sum = [&](VU v) {
-    hn::Store(v, du, lanes);
-    uint64_t t = 0;
-    for (size_t j = 0; j < kNF; ++j) t += lanes[j];
-    return t;
-  };
-  st->zero_in += sum(c.zero_in);
-  st->underflow += sum(c.underflow);
-  st->flushed += sum(c.flushed);
-  st->subnormal += sum(c.subnormal);
-  st->overflow += sum(c.overflow);
+  st->zero_in += SumLanes(c.zero_in);
+  st->underflow += SumLanes(c.underflow);
+  st->flushed += SumLanes(c.flushed);
+  st->subnormal += SumLanes(c.subnormal);
+  st->overflow += SumLanes(c.overflow);
+}
+
+// Counters of one lattice cast (block floating point, integer grids), per
+// lane, as CastCounters: the inputs' special values and the results that
+// left the grid.
+struct LatticeCounters {
+  VU zero_in, nan_in, inf_in, underflow, overflow;
+};
+
+HWY_INLINE LatticeCounters ZeroLatticeCounters() {
+  const VU z = hn::Zero(DU());
+  return LatticeCounters{z, z, z, z, z};
+}
+
+HWY_INLINE void AddCounters(const LatticeCounters& c, internal::CastState* st) {
+  st->zero_in += SumLanes(c.zero_in);
+  st->nan_in += SumLanes(c.nan_in);
+  st->inf_in += SumLanes(c.inf_in);
+  st->underflow += SumLanes(c.underflow);
+  st->overflow += SumLanes(c.overflow);
+}
+
+// Largest fp32 bits of a finite |x| over x[0, n) (0 if none): the amax as
+// bits, since finite fp32 magnitudes order like their bit patterns. Two
+// accumulators over long runs; one vector, then single elements, at the end.
+HWY_INLINE uint32_t MaxFiniteAbsBits(const float* HWY_RESTRICT x, size_t n) {
+  const DF df;
+  const DI di;
+  uint32_t m = 0;
+  size_t i = 0;
+  if (n >= kNF) {
+    const VI k_abs = hn::Set(di, 0x7fffffff);
+    const VI k_inf = hn::Set(di, 0x7f800000);
+    VI m0 = hn::Zero(di), m1 = hn::Zero(di);
+    for (; i + 2 * kNF <= n; i += 2 * kNF) {
+      const VI a0 = hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), k_abs);
+      const VI a1 = hn::And(hn::BitCast(di, hn::LoadU(df, x + i + kNF)), k_abs);
+      m0 = hn::Max(m0, hn::IfThenElseZero(hn::Lt(a0, k_inf), a0));
+      m1 = hn::Max(m1, hn::IfThenElseZero(hn::Lt(a1, k_inf), a1));
+    }
+    if (i + kNF <= n) {
+      const VI a0 = hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), k_abs);
+      m0 = hn::Max(m0, hn::IfThenElseZero(hn::Lt(a0, k_inf), a0));
+      i += kNF;
+    }
+    HWY_ALIGN int32_t lanes[kNF];
+    hn::Store(hn::Max(m0, m1), di, lanes);
+    for (size_t j = 0; j < kNF; ++j) m = std::max(m, static_cast<uint32_t>(lanes[j]));
+  }
+  for (; i < n; ++i) {
+    uint32_t b;
+    __builtin_memcpy(&b, &x[i], sizeof b);
+    b &= 0x7fffffffu;
+    if (b < 0x7f800000u) m = std::max(m, b);
+  }
+  return m;
 }
 
 }  // namespace HWY_NAMESPACE

@@ -33,7 +33,9 @@ inline int32_t OrderKey(uint32_t bits) {
   const uint32_t flip = (bits >> 31) != 0 ? 0x7fffffffu : 0u;
   return static_cast<int32_t>(bits ^ flip);
 }
-inline uint32_t FromOrderKey(int32_t key) { return OrderKey(static_cast<uint32_t>(key)); }
+inline uint32_t FromOrderKey(int32_t key) {
+  return static_cast<uint32_t>(OrderKey(static_cast<uint32_t>(key)));
+}
 
 struct StatsPartial {
   // Zeros are not counted here: they are raw bin 0 minus the fp32 subnormals
