@@ -97,9 +97,9 @@ void LowPrecisionRules::EndStep() {
     const double tensor_share = u.judged > 0 ? static_cast<double>(u.flushed) / u.judged : 0;
     sink_->Judge("lp_underflow", key, u.flushed > 0 && tensor_share >= p.min_tensor_share, u.tensor,
                  std::to_string(u.flushed) + " of the step's " + std::to_string(u.judged) + " gradients in " +
-                     u.format + " (" + u.recipe + ") lose more than half their energy to values that flush "
-                     "to zero; first " + u.where + ": " + Fmt(100 * u.share) + "% of its nonzero values "
-                     "flush. On that hardware the gradients vanish and training stalls; use loss scaling "
+                     u.format + " (" + u.recipe + ") keep less than " + Fmt(p.max_snr_db) + " dB SNR with "
+                     "over " + Fmt(100 * p.max_share) + "% of their values flushed to zero; first " + u.where +
+                     ": " + Fmt(100 * u.share) + "% of its nonzero values flush. On that hardware the gradients vanish and training stalls; use loss scaling "
                      "or a per-tensor recipe (current/delayed), or a format with more exponent range "
                      "(e5m2, bf16).",
                  {{"tensor_share", tensor_share}, {"min_tensor_share", p.min_tensor_share},
