@@ -26,6 +26,16 @@ std::string BlockShape(const BlockSpec& b) {
   return dim(b.block_rows) + "x" + dim(b.block_cols);
 }
 
+// "margin=N" (N in -64..64) into *margin; false when opt is not one.
+bool ParseMargin(const std::string& opt, int* margin) {
+  if (opt.rfind("margin=", 0) != 0 || opt.size() == 7) return false;
+  char* end = nullptr;
+  const long m = std::strtol(opt.c_str() + 7, &end, 10);
+  if (*end != '\0' || m < -64 || m > 64) return false;
+  *margin = static_cast<int>(m);
+  return true;
+}
+
 const char* ScaleTypeName(BlockSpec::ScaleType t) {
   switch (t) {
     case BlockSpec::ScaleType::kE8m0: return "e8m0";
@@ -78,11 +88,7 @@ StatusOr<BlockSpec> BlockSpec::Parse(const std::string& name) {
     else if (o == "pow2") spec.scale.power_of_two = true;
     else if (o == "nopow2") spec.scale.power_of_two = false;
     else if (o.rfind("margin=", 0) == 0) {
-      const std::string v = o.substr(7);
-      char* end = nullptr;
-      const long m = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || m < -64 || m > 64) return fail("margin must be -64..64");
-      spec.scale.margin = static_cast<int>(m);
+      if (!ParseMargin(o, &spec.scale.margin)) return fail("margin must be -64..64");
     } else {
       return fail("unknown option '" + o + "'");
     }
@@ -171,9 +177,7 @@ StatusOr<Scaling> Scaling::Parse(const std::string& name) {
       };
       char* rest = nullptr;
       if (opt.rfind("margin=", 0) == 0) {
-        const long m = std::strtol(opt.c_str() + 7, &rest, 10);
-        if (opt.size() == 7 || *rest != '\0' || m < -64 || m > 64) return fail("margin must be -64..64");
-        o.margin = static_cast<int>(m);
+        if (!ParseMargin(opt, &o.margin)) return fail("margin must be -64..64");
       } else if (delayed && (opt == "max" || opt == "most_recent")) {
         s.delayed.algo = opt == "max" ? AmaxReduction::kMax : AmaxReduction::kMostRecent;
       } else if (!delayed && (opt == "pow2" || opt == "nopow2")) {

@@ -94,10 +94,11 @@ void LowPrecisionRules::BeginStep(const std::vector<TensorRecord>& records) {
 void LowPrecisionRules::EndStep() {
   const LpUnderflowParams& p = p_.lp_underflow;
   for (const auto& [key, u] : underflow_) {
+    const auto& [format, recipe] = key;
     const double tensor_share = u.judged > 0 ? static_cast<double>(u.flushed) / u.judged : 0;
-    sink_->Judge("lp_underflow", key, u.flushed > 0 && tensor_share >= p.min_tensor_share, u.tensor,
+    sink_->Judge("lp_underflow", format + "|" + recipe, u.flushed > 0 && tensor_share >= p.min_tensor_share, u.tensor,
                  std::to_string(u.flushed) + " of the step's " + std::to_string(u.judged) + " gradients in " +
-                     u.format + " (" + u.recipe + ") keep less than " + Fmt(p.max_snr_db) + " dB SNR with "
+                     format + " (" + recipe + ") keep less than " + Fmt(p.max_snr_db) + " dB SNR with "
                      "over " + Fmt(100 * p.max_share) + "% of their values flushed to zero; first " + u.where +
                      ": " + Fmt(100 * u.share) + "% of its nonzero values flush. On that hardware the gradients vanish and training stalls; use loss scaling "
                      "or a per-tensor recipe (current/delayed), or a format with more exponent range "
@@ -128,7 +129,7 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
     // Tallied here, judged for the whole step in EndStep.
     const double rms_share = step_grad_rms_ > 0 ? r.stats.rms / step_grad_rms_ : 1;
     if (!(rms_share < p_.lp_underflow.min_rms_share)) {
-      Underflow& u = underflow_[f.format + "|" + f.recipe];
+      Underflow& u = underflow_[{f.format, f.recipe}];
       const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
       const double share = nonzero > 0 ? static_cast<double>(c.underflow) / static_cast<double>(nonzero) : 0;
       const double snr = c.SnrDb();
@@ -136,7 +137,7 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
       ++u.judged;
       if (share > p_.lp_underflow.max_share && lossy) {
         if (++u.flushed == 1) {
-          u.tensor = r.name, u.where = where, u.format = f.format, u.recipe = f.recipe;
+          u.tensor = r.name, u.where = where;
           u.share = share, u.snr = snr, u.rms_share = rms_share;
         }
       }

@@ -197,10 +197,10 @@ class LowPrecisionRules {
   // (the first of them named in the finding).
   struct Underflow {
     int judged = 0, flushed = 0;
-    std::string tensor, where, format, recipe;
+    std::string tensor, where;
     double share = 0, snr = 0, rms_share = 0;
   };
-  std::map<std::string, Underflow> underflow_;  // per "format|recipe"
+  std::map<std::pair<std::string, std::string>, Underflow> underflow_;  // per (format, recipe)
   // What the rules need to know of a record's recipe (parsed as a Scaling).
   struct Recipe {
     bool none = false;        // no scaling: a fixed headroom
