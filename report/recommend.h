@@ -22,6 +22,7 @@
 #include "core/records.h"
 #include "core/scaling.h"
 #include "core/status.h"
+#include "formats/block_fp.h"
 #include "formats/format.h"
 #include "simd/analyze.h"
 #include "simd/scaling.h"
@@ -31,13 +32,17 @@ namespace lpsim {
 class RunReader;
 
 // An estimated count: the true count lies in [lower, upper]. Exact counts
-// have lower == upper.
+// have lower == upper. `expected` is the count under the estimate's model
+// (a best guess, within the bounds): what predictions use; the bounds are
+// what budgets use.
 struct CountBound {
   uint64_t lower = 0;
   uint64_t upper = 0;
+  double expected = 0;
   CountBound& operator+=(const CountBound& o) {
     lower += o.lower;
     upper += o.upper;
+    expected += o.expected;
     return *this;
   }
 };
@@ -58,7 +63,8 @@ struct CastEstimate {
 
 // The estimate. Bins of the log histogram (8 per binade), clipped to
 // [min_abs, max_abs], that lie wholly on one side of a threshold count
-// exactly; a bin straddling one adds its count to `upper` only. Thresholds:
+// exactly; a bin straddling one adds its count to `upper` only, and to
+// `expected` the share of the bin (log-uniform within it) beyond it. Thresholds:
 // underflow iff |x*s| <= min_subnormal/2 (FTZ formats: < min_normal -
 // min_subnormal/2), overflow iff |x*s| >= max + ulp(max)/2; bin edges are
 // widened by 2^-22 relative to cover the fp32 rounding of x*s, so the
@@ -74,24 +80,40 @@ StatusOr<float> WhatIfScale(const std::string& recipe, const Format& format,
                             const TensorStats& stats);
 
 // What a block recipe (one scale per block, simd::BlockQuantize) would do,
-// bounded from the per-tensor histograms alone. The histograms cannot tell
-// which block an element is in, so each element's block amax is only known
-// to lie in [|x|, A] (A = the tensor's max_abs): the block contains x and
-// lies in the tensor. The block multiplier m(a) (E8M0: 2^-(floor(log2 a) -
-// emax); fp32: CurrentScale(a)) never grows with a, so every element sees a
-// multiplier in [m(A), m(|x|)]:
+// from the per-tensor histograms alone. The histograms cannot tell which
+// block an element is in, so the bounds know only that its block amax lies
+// in [|x|, A] (A = the tensor's max_abs): the block contains x and lies in
+// the tensor. The block multiplier m(a) (E8M0: 2^-(floor(log2 a) - emax);
+// fp32: CurrentScale(a); NVFP4: Nvfp4BlockScale under the tensor scale of A)
+// never grows with a, so every element sees a multiplier in [m(A), m(|x|)]:
 //   underflow.upper, overflow.lower: every block has the tensor's amax
 //     (multiplier m(A) for all: the most underflow, the least overflow);
 //   underflow.lower, overflow.upper: every element is its own block's amax
 //     (multiplier m(|x|): the least underflow, the most overflow; for MX,
 //     elements whose mantissa is above the format's max mantissa may clamp).
+// The model (`expected`, sq_error, sq_signal): the elements are placed in
+// blocks at random, so an element's block amax is the larger of |x| and the
+// largest of B - 1 elements drawn from the histogram (B = numel / blocks;
+// zeros, NaN and Inf count as zero, as they do for a block amax). That
+// misses structure (an outlier channel sits in the same block of every row,
+// a small sample in blocks of its own), but it sees what per-tensor bounds
+// cannot: blocks whose scale flushes (NVFP4's E4M3 block scale below its
+// smallest subnormal), and the error of each element at its block's scale.
 // Bins count as in EstimateCast (2^-22 edge slack). When `shape` is known
 // and the tensor is one block (as the tracker cuts it: [numel / last_dim,
 // last_dim]), every block amax is A and the estimate is EstimateCast's at
-// m(A). MX elements saturate (OCP MX). The SNR is a model with multiplier
-// m(A) for every element: no credit for the block scaling.
+// m(A). MX and NVFP4 elements saturate.
 CastEstimate EstimateBlockCast(const TensorStats& stats, const Format& format,
                                const BlockSpec& spec, const std::vector<int64_t>& shape = {});
+
+// The same model for block floating point (formats/block_fp.h: 1 x block
+// values share the exponent of their largest, each keeps a sign and
+// magnitude_bits): an element flushes when it is more than magnitude_bits
+// binades below its block's grid; its error is the grid's step^2 / 12. The
+// bounds are as above (the grid of A for all, or of |x| itself); overflow
+// (a rounding carry that saturates) is not counted.
+CastEstimate EstimateBfpCast(const TensorStats& stats, const BfpFormat& format,
+                             const std::vector<int64_t>& shape = {});
 
 // The recommender replays every recipe Scaling::Parse knows from stored
 // records: none, current, delayedN (TE's delayed scaling over the stored amax

@@ -2,10 +2,11 @@
 //
 // Each record's simulated formats are replaced by the target's format for the
 // record's role, with counts estimated from the record's histograms
-// (report/recommend.h; worst-case bounds for underflow and overflow), so the
-// format-aware rules (checks/) judge the target from one fp32 run. Integer and
-// block floating-point roles get no format record (the histograms cannot say
-// what they do). Used by `lpsim check RUN --target T` and `lpsim validate`.
+// (report/recommend.h: the estimates' expected counts; block recipes and
+// block floating point under the model that values fall into blocks at
+// random), so the format-aware rules (checks/) judge the target from one
+// fp32 run. Integer roles get no format record. Used by `lpsim check RUN
+// --target T` and `lpsim validate`.
 //
 //   TargetRewrite rewrite(FindTarget("h100-fp8-delayed").value());
 //   for (TensorRecord r : records) { rewrite(&r); checker.Add(r); }   // in step order
@@ -17,6 +18,7 @@
 
 #include "core/records.h"
 #include "core/target.h"
+#include "report/recommend.h"
 #include "simd/scaling.h"
 
 namespace lpsim {
@@ -30,6 +32,8 @@ class TargetRewrite {
   const Target& target() const { return target_; }
 
  private:
+  static void Fill(const CastEstimate& e, float scale, TensorRecord* r, FormatRecord* fr);
+
   Target target_;
   std::map<std::string, DelayedScaler> delayed_;
 };
