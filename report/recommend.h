@@ -53,6 +53,10 @@ struct CastEstimate {
   uint64_t numel = 0;
   CountBound underflow;  // nonzero finite inputs that become zero (incl. flushed)
   CountBound overflow;   // finite inputs whose rounded magnitude exceeds max
+  // The model's count of underflows that are flushes, not roundings: FTZ
+  // formats' subnormal results, and the elements of blocks whose scale
+  // rounds to zero (NVFP4's E4M3 scale below its smallest subnormal).
+  double flushed = 0;
   // A model, not a bound: uniform rounding error of ulp^2/12 per element at
   // its log-histogram bin's midpoint, x^2 for underflow, and (saturating
   // formats) the clamp error for overflow. Same convention as the exact

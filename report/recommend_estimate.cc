@@ -69,12 +69,16 @@ double ShareAtOrBelow(double plo, double phi, double thr) {
 // The thresholds of a format on |x * s| (round to nearest even).
 struct Thresholds {
   double u_thr, o_thr;
+  double round_thr;  // what rounds to zero without FTZ
+  bool ftz;
   explicit Thresholds(const Format& format) {
     // Underflow iff |x s| <= u_thr (RNE: min_sub/2 ties to the even code 0).
     // FTZ: results below min_normal flush; [min_normal - min_sub/2,
     // min_normal) rounds up to min_normal.
     const double min_sub = format.MinSubnormal();
-    u_thr = format.ftz() ? format.MinNormal() - min_sub / 2 : min_sub / 2;
+    ftz = format.ftz();
+    round_thr = min_sub / 2;
+    u_thr = ftz ? format.MinNormal() - min_sub / 2 : round_thr;
     // Overflow iff |x s| >= o_thr (a tie at o_thr may round down to an even
     // max; counted as possible overflow, so the bound stays valid).
     const double ulp_max = std::ldexp(1.0, format.max_exponent() - format.mantissa_bits());
@@ -82,6 +86,10 @@ struct Thresholds {
   }
   // Shares of a bin [lo, hi] times s that underflow / overflow (the model).
   double UnderShare(double lo, double hi, double s) const { return ShareAtOrBelow(lo * s, hi * s, u_thr); }
+  // FTZ: results between the rounding-to-zero threshold and min_normal.
+  double FlushShare(double lo, double hi, double s) const {
+    return ftz ? UnderShare(lo, hi, s) - ShareAtOrBelow(lo * s, hi * s, round_thr) : 0;
+  }
   double OverShare(double lo, double hi, double s) const {
     return lo * s >= o_thr ? 1 : 1 - ShareAtOrBelow(lo * s, hi * s, o_thr);
   }
@@ -137,6 +145,7 @@ CastEstimate EstimateCast(const TensorStats& stats, const Format& format, float 
     t.Count(c, lo * s, hi * s, &e);
     e.underflow.expected += static_cast<double>(c) * t.UnderShare(lo, hi, s);
     e.overflow.expected += static_cast<double>(c) * t.OverShare(lo, hi, s);
+    e.flushed += static_cast<double>(c) * t.FlushShare(lo, hi, s);
     const double v = (lo + hi) / 2;
     double err2;
     if (!ErrorModel(format, t, v, s, &err2)) return;
@@ -212,6 +221,7 @@ double MeanOverBin(const Bin& b, Err2 err2) {
 // What one element of a bin does in a block (the model's unit).
 struct ElementOutcome {
   double under = 0, over = 0;  // shares of the bin
+  double flushed = 0;          // share of the bin
   double err2 = 0;             // per element
   bool finite = true;          // false: Inf/NaN output (no error or signal)
 };
@@ -242,21 +252,22 @@ void ExpectBlocks(const TensorStats& stats, uint64_t block, Param param, Outcome
     p[j] = param(bins[j].Mid());
   }
   q.back() = 1;
-  e->underflow.expected = e->overflow.expected = 0;
+  e->underflow.expected = e->overflow.expected = e->flushed = 0;
   e->sq_error = e->sq_signal = 0;
   for (size_t i = 0; i < bins.size(); ++i) {
     const Bin& b = bins[i];
     const double v = b.Mid(), c = static_cast<double>(b.c);
-    double under = 0, over = 0, err2 = 0, signal = 0;
+    double under = 0, over = 0, flushed = 0, err2 = 0, signal = 0;
     auto add = [&](double w, double param_value, bool self) {
       if (!(w > 0)) return;
       const ElementOutcome o = outcome(b, param_value, self);
-      under += w * o.under, over += w * o.over;
+      under += w * o.under, over += w * o.over, flushed += w * o.flushed;
       if (o.finite) err2 += w * o.err2, signal += w * v * v;
     };
     add(q[i], p[i], true);  // the element is its block's amax (to a bin)
     for (size_t j = i + 1; j < bins.size(); ++j) add(q[j] - q[j - 1], p[j], false);
     e->underflow.expected += c * under;
+    e->flushed += c * flushed;
     e->overflow.expected += c * over;
     e->sq_error += c * err2;
     e->sq_signal += c * signal;
@@ -304,10 +315,11 @@ CastEstimate EstimateBlockCast(const TensorStats& stats, const Format& format,
                  ElementOutcome o;
                  const double v = b.Mid();
                  if (m == 0) {
-                   o.under = 1, o.err2 = v * v;
+                   o.under = o.flushed = 1, o.err2 = v * v;
                    return o;
                  }
                  o.under = t.UnderShare(b.lo, b.hi, m);
+                 o.flushed = t.FlushShare(b.lo, b.hi, m);
                  o.over = t.OverShare(b.lo, b.hi, m);
                  o.finite = ErrorModel(elem, t, v, m, &o.err2);
                  if (self && o.finite) {

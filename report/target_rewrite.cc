@@ -53,6 +53,7 @@ void TargetRewrite::Fill(const CastEstimate& e, float scale, TensorRecord* r, Fo
   fr->counts.numel = e.numel;
   fr->counts.underflow = count(e.underflow.expected);
   fr->counts.overflow = count(e.overflow.expected);
+  fr->counts.flushed = count(e.flushed);
   fr->counts.zero_in = r->stats.zeros;
   fr->counts.nan_in = r->stats.nans;
   fr->counts.inf_in = r->stats.pos_infs + r->stats.neg_infs;

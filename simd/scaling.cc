@@ -196,6 +196,22 @@ std::vector<float> BlockAmaxes(const float* in, size_t rows, size_t cols, const 
   return amax;
 }
 
+// Nonzero finite inputs of the blocks whose scale rounded to zero (inv 0:
+// an NVFP4 block whose E4M3 scale is below its smallest subnormal). They
+// read back as zeros: flushed by their scale, counted as `flushed`.
+uint64_t ZeroScaleInputs(const float* in, size_t rows, size_t cols, const Geometry& g,
+                         const std::vector<float>& inv) {
+  if (std::find(inv.begin(), inv.end(), 0.0f) == inv.end()) return 0;
+  uint64_t n = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t col = 0; col < cols; ++col) {
+      const float x = in[r * cols + col];
+      n += inv[(r / g.br) * g.bpr + col / g.bc] == 0.0f && x != 0.0f && std::isfinite(x);
+    }
+  }
+  return n;
+}
+
 // Steps 2 and 3 of BlockQuantize for one format, given the block amaxes.
 void BlockCast(const Format& f, const float* in, size_t rows, size_t cols, const BlockSpec& spec,
                const Geometry& g, const std::vector<float>& amax, const QuantizeOptions& opt,
@@ -205,8 +221,10 @@ void BlockCast(const Format& f, const float* in, size_t rows, size_t cols, const
   std::vector<float> mult, inv;
   BlockScales(f, spec, amax, &mult, &inv, scales);
 
-  // 3. The cast, in whole summation chunks.
+  // 3. The cast, in whole summation chunks (`out` may be `in`: the inputs
+  // of zero-scale blocks are counted first).
   if (!out && !counts) return;
+  const uint64_t zero_scale = counts ? ZeroScaleInputs(in, rows, cols, g, inv) : 0;
   const Format elem = ElementFormat(f, spec);
   const internal::CastParams p =
       internal::MakeCastParams(elem, opt.rounding, opt.seed, opt.index_offset, 1.0f);
@@ -219,7 +237,10 @@ void BlockCast(const Format& f, const float* in, size_t rows, size_t cols, const
                                           inv.data(), c0, c1, out, sums, chunk_err.data(),
                                           chunk_sig.data(), &partial[w]);
   });
-  if (counts) *counts = internal::FinishCounts(n, partial, chunk_err, chunk_sig);
+  if (counts) {
+    *counts = internal::FinishCounts(n, partial, chunk_err, chunk_sig);
+    counts->flushed += zero_scale;
+  }
 }
 
 }  // namespace
@@ -284,7 +305,9 @@ void BlockQuantizeRef(const Format& f, const float* in, size_t rows, size_t cols
     elem_mult[i] = mult[b];
     elem_inv[i] = inv[b];
   }
+  const uint64_t zero_scale = ZeroScaleInputs(in, rows, cols, g, inv);  // before `out` (may be `in`)
   QuantizeRefPerElement(elem, in, n, opt, elem_mult.data(), elem_inv.data(), out, counts);
+  if (counts) counts->flushed += zero_scale;
 }
 
 }  // namespace simd

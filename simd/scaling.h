@@ -99,8 +99,9 @@ float Amax(const float* x, size_t n, int threads = 1);
 // (the block scales replace it); rounding, seed and index_offset apply as in
 // QuantizeRef. Counts and sums follow element order (row-major) exactly as
 // QuantizeRef would with a per-element scale, so they are identical for any
-// thread count. `out` may equal `in`, or be null when only the counts (and
-// scales) are wanted.
+// thread count; `flushed` also counts the nonzero finite inputs of blocks
+// whose scale rounds to zero (NVFP4), which read back as zeros. `out` may
+// equal `in`, or be null when only the counts (and scales) are wanted.
 void BlockQuantize(const Format& f, const float* in, size_t rows, size_t cols,
                    const BlockSpec& spec, const QuantizeOptions& opt, float* out, float* scales,
                    CastCounts* counts, int threads = 1);

@@ -40,6 +40,12 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "cast SNR of an activation or weight in a format < min_snr_db in `records` consecutive "
                   "records",
                   "lpsim (e4m3 round-to-nearest gives ~30 dB on well-scaled data)", W));
+  out->push_back(CatalogEntry("lp_block_scale_flush", "low_precision",
+                  "block recipes, activations and weights of at least min_numel elements: more than "
+                  "max_share of the nonzero values are in blocks whose scale rounds to zero (NVFP4's E4M3 "
+                  "block scale below its smallest subnormal: the block amax is more than E4M3's range "
+                  "below the tensor's); they read back as zeros: predicted lost activations on that hardware",
+                  "lpsim; NVFP4 two-level scaling (E4M3 per 16 values under an FP32 tensor scale)", W));
   out->push_back(CatalogEntry("lp_delayed_warmup", "low_precision",
                   "delayed recipe: a tensor overflows its format within its first `records` records, while "
                   "the amax history is short and amax still grows past it; one warning per recipe (the "
@@ -195,6 +201,19 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
                      " dB): the values lose most of their information. Use a format with more mantissa "
                      "bits, finer-grained scaling (mx, 1x128), or keep this tensor in higher precision.",
                  {{"snr_db", snr}, {"min_snr_db", min_snr}});
+  }
+  if (!recipe.per_tensor && !recipe.none && role_on(p_.lp_block_scale_flush.roles)) {
+    const LpBlockScaleFlushParams& p = p_.lp_block_scale_flush;
+    const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
+    const double share = nonzero > 0 ? static_cast<double>(c.flushed) / static_cast<double>(nonzero) : 0;
+    sink_->Judge("lp_block_scale_flush", key,
+                 c.numel >= static_cast<uint64_t>(p.min_numel) && share > p.max_share, r.name,
+                 where + ": " + Fmt(100 * share) + "% of its nonzero values are in blocks whose scale "
+                     "rounds to zero; they read back as zeros. A few values far above the rest (an outlier "
+                     "channel) set the tensor scale, and the other blocks fall below the block scale's "
+                     "range. Keep this tensor in higher precision, use fp32 block scales (1x128, mx), or "
+                     "tame the outliers (per-channel scaling, smoothing).",
+                 {{"flushed_share", share}, {"max_share", p.max_share}});
   }
   if (!recipe.per_tensor || r.stats.max_abs <= 0 || !(f.scale > 0) || !fmt) return;
   const double fmax = fmt->MaxValue(), fmin = fmt->MinSubnormal();

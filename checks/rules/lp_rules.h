@@ -1,5 +1,6 @@
 // Low-precision rules: lp_underflow, lp_overflow, lp_headroom,
-// lp_dynamic_range, lp_snr, lp_stale_scaling, lp_delayed_warmup, judged per (tensor, role,
+// lp_dynamic_range, lp_snr, lp_block_scale_flush, lp_stale_scaling,
+// lp_delayed_warmup, judged per (tensor, role,
 // format, recipe) on a record's FormatRecords.
 //
 //   LowPrecisionRules lp(config.low_precision, &sink);
@@ -135,6 +136,26 @@ struct LpSnrParams : LpRoles {
   }
 };
 
+// Block recipes, forward roles: most of a tensor in blocks whose scale
+// rounds to zero (NVFP4: a block amax more than E4M3's range below the
+// tensor's amax, which an outlier sets). Those values read back as zeros,
+// whatever their format could have held.
+struct LpBlockScaleFlushParams : LpRoles {
+  LpBlockScaleFlushParams() { roles = kLpForwardRoles; }
+  // More than half of the tensor's nonzero values: most of what the next
+  // layer reads is gone.
+  double max_share = 0.5;
+  // Tensors with fewer elements have few blocks (one 16x16 block is 256),
+  // where one block is a large share.
+  int min_numel = 1024;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("max_share", p.max_share, 0, 1);
+    v("min_numel", p.min_numel, 0, kNoLimit);
+    VisitRoles(p, v);
+  }
+};
+
 struct LpStaleScalingParams : LpRoles {
   int steps = 32;
   double min_amax_change_log2 = 1;
@@ -164,6 +185,7 @@ struct LowPrecisionParams {
   LpHeadroomParams lp_headroom;
   LpDynamicRangeParams lp_dynamic_range;
   LpSnrParams lp_snr;
+  LpBlockScaleFlushParams lp_block_scale_flush;
   LpStaleScalingParams lp_stale_scaling;
   LpDelayedWarmupParams lp_delayed_warmup;
   template <typename Self, typename F>
@@ -173,6 +195,7 @@ struct LowPrecisionParams {
     f("lp_headroom", p.lp_headroom);
     f("lp_dynamic_range", p.lp_dynamic_range);
     f("lp_snr", p.lp_snr);
+    f("lp_block_scale_flush", p.lp_block_scale_flush);
     f("lp_stale_scaling", p.lp_stale_scaling);
     f("lp_delayed_warmup", p.lp_delayed_warmup);
   }

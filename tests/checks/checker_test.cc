@@ -13,6 +13,7 @@
 
 #include "formats/format.h"
 #include "simd/analyze.h"
+#include "simd/scaling.h"
 
 namespace lpsim {
 namespace {
@@ -852,6 +853,36 @@ TEST(Checker, LowPrecisionOverflowOfSaturatingFormats) {
   EXPECT_EQ(run("e4m3fn:sat", 600.0f), 0);   // 0.42 binades above 448
   EXPECT_EQ(run("e4m3fn", 600.0f), 1);       // NaN on overflow: judged as before
   EXPECT_EQ(run("e4m3fn:sat", 2000.0f), 1);  // 2.2 binades above
+}
+
+// lp_block_scale_flush on the exact counts of an NVFP4 cast: channel 0 of
+// a [64, 64] activation at `outlier` times the rest.
+TEST(Checker, LowPrecisionBlockScaleFlush) {
+  auto run = [](float outlier, Role role, size_t rows, const std::string& recipe) {
+    const size_t cols = 64;
+    std::vector<float> x(rows * cols), out(x.size());
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f + static_cast<float>(i % 5);
+    for (size_t r = 0; r < rows; ++r) x[r * cols] = outlier;
+    TensorRecord r = Rec(0, "act", role, x, {int64_t(rows), int64_t(cols)});
+    const Format e2m1 = ParseFormat("e2m1fn:sat").value();
+    CastCounts counts;
+    simd::BlockQuantizeRef(e2m1, x.data(), rows, cols, BlockSpec::Parse("nvfp4").value(), {}, out.data(),
+                           nullptr, &counts);
+    r.formats.push_back({"e2m1fn:sat", recipe, 1.0f, counts});
+    Checker c;
+    c.Add(r);
+    int n = 0;
+    for (const Finding& f : c.EndStep(0)) n += f.rule == "lp_block_scale_flush";
+    return std::make_pair(n, counts.flushed);
+  };
+  // 1e8: 3 of 4 blocks per row flush (75% of the values).
+  EXPECT_EQ(run(1e8f, Role::kActivation, 64, "nvfp4"), std::make_pair(1, uint64_t{48 * 64}));
+  EXPECT_EQ(run(1e8f, Role::kWeight, 64, "nvfp4").first, 1);
+  EXPECT_EQ(run(1e4f, Role::kActivation, 64, "nvfp4"), std::make_pair(0, uint64_t{0}));  // no block flushes
+  EXPECT_EQ(run(1e8f, Role::kActivationGrad, 64, "nvfp4").first, 0);  // a gradient: lp_underflow's
+  EXPECT_EQ(run(1e8f, Role::kActivation, 8, "nvfp4").first, 0);       // 512 < min_numel
+  // The same counts under a per-tensor recipe (FTZ flushes) are not judged.
+  EXPECT_EQ(run(1e8f, Role::kActivation, 64, "current").first, 0);
 }
 
 TEST(Checker, LowPrecisionHeadroomPredictsTheStep) {

@@ -291,6 +291,10 @@ TEST(EstimateBlockCastTest, ModelMatchesExactCountsWhenPlacementIsRandom) {
         const double gap = std::fabs(e.underflow.expected - static_cast<double>(c.underflow)) / n;
         EXPECT_LE(gap, kModelShareTolerance) << "tensor " << k << " " << spec << " " << recipe << ": expected "
                                              << e.underflow.expected << ", exact " << c.underflow;
+        // Flushed: the elements of blocks whose scale rounds to zero (NVFP4).
+        EXPECT_LE(std::fabs(e.flushed - static_cast<double>(c.flushed)) / n, kModelShareTolerance)
+            << "tensor " << k << " " << spec << " " << recipe << ": expected flushed " << e.flushed << ", exact "
+            << c.flushed;
         EXPECT_LE(e.underflow.expected, static_cast<double>(e.underflow.upper) + 0.5);
         EXPECT_GE(e.underflow.expected, static_cast<double>(e.underflow.lower) - 0.5);
         const double snr = 10 * std::log10(e.sq_signal / e.sq_error);

@@ -130,6 +130,47 @@ TEST(TargetScaling, MxBlockWhoseScaleSaturates) {
   EXPECT_EQ(c.underflow, 0u);
 }
 
+// NVFP4: an outlier channel sets the tensor scale; a block whose amax is
+// more than E4M3's range below it gets a scale that rounds to zero, and its
+// values read back as zeros: counted as flushed (and, rounding to nearest,
+// as underflow), whatever the format could have held.
+TEST(TargetScaling, Nvfp4BlocksWhoseScaleFlushes) {
+  const Format e2m1 = F("e2m1fn");
+  const size_t rows = 8, cols = 64;
+  std::vector<float> x(rows * cols);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.25f + static_cast<float>(i % 7) * 0.5f;  // 0.25 .. 3.25
+  x[5] = 0.0f;  // a zero in a flushed block: not counted
+  for (size_t r = 0; r < rows; ++r) x[r * cols] = 1e7f;  // channel 0
+  // Blocks 1..3 of each row: amax 3.25, s_dec = e4m3(3.25 / 6 * 2688 / 1e7)
+  // = e4m3(1.46e-4) = 0 (below 2^-10, half E4M3's smallest subnormal).
+  const float s_enc = Nvfp4TensorScale(e2m1, 1e7f);
+  ASSERT_EQ(Nvfp4BlockScale(e2m1, 3.25f, s_enc).inv, 0.0f);
+  uint64_t want = 0;
+  for (size_t i = 0; i < x.size(); ++i) want += (i % cols) >= 16 && x[i] != 0.0f;
+  std::vector<float> out(x.size()), in_place = x;
+  CastCounts c, c_in_place;
+  simd::BlockQuantizeRef(e2m1, x.data(), rows, cols, BlockSpec::Nvfp4(), {}, out.data(), nullptr, &c);
+  EXPECT_EQ(c.flushed, want);
+  // Underflow adds the outlier's block neighbours (2^22 below it, lost to
+  // rounding, not to a flushed scale).
+  uint64_t neighbours = 0;
+  for (size_t i = 0; i < x.size(); ++i) neighbours += (i % cols) >= 1 && (i % cols) < 16 && x[i] != 0.0f;
+  EXPECT_EQ(c.underflow, want + neighbours);
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (i % cols >= 16) {
+      ASSERT_EQ(out[i], 0.0f) << i;
+    }
+  }
+  // In place: the inputs are counted before they are overwritten.
+  simd::BlockQuantize(e2m1, in_place.data(), rows, cols, BlockSpec::Nvfp4(), {}, in_place.data(), nullptr,
+                      &c_in_place);
+  EXPECT_TRUE(SameCounts(c_in_place, c));
+  // Outliers 100x smaller leave every block a scale: nothing flushed.
+  for (size_t r = 0; r < rows; ++r) x[r * cols] = 1e5f;
+  simd::BlockQuantizeRef(e2m1, x.data(), rows, cols, BlockSpec::Nvfp4(), {}, out.data(), nullptr, &c);
+  EXPECT_EQ(c.flushed, 0u);
+}
+
 // IPU FP8 (FP8-143 = e4m3fnuz, FP8-152 = e5m2fnuz) with a per-tensor
 // exponent bias in [-32, 31].
 TEST(TargetScaling, IpuExponentBias) {
