@@ -66,8 +66,8 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
       "ground truth of the low-precision rules: a corpus of small trainings, each predicted from one fp32 run "
       "and simulated on every built-in training target; per target the confusion matrix, precision, recall "
       "and median lead time");
-  cmd->add_flag("--json", args->json, "JSON: per target and half (tune / holdout), and every run");
-  cmd->add_flag("--list", args->list, "list the programs, their half and what they plant");
+  cmd->add_flag("--json", args->json, "JSON: per target and group (tune / holdout / fresh), and every run");
+  cmd->add_flag("--list", args->list, "list the programs, their group (tune / holdout / fresh) and what they plant");
   cmd->add_option("--programs", args->programs, "comma-separated program names (default: all)");
   cmd->add_option("--targets", args->targets, "comma-separated targets (default: every built-in training target)");
   cmd->add_option("--root", args->root, "folder for the runs (default /tmp/lpsim_validation)");
