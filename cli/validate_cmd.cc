@@ -72,8 +72,8 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--targets", args->targets, "comma-separated targets (default: every built-in training target)");
   cmd->add_option("--root", args->root, "folder for the runs (default /tmp/lpsim_validation)");
   cmd->add_option("--truth", args->truth,
-                  "reuse the simulated truths of an earlier `--json` output (FILE) instead of simulating again: "
-                  "only the fp32 runs and the predictions are redone (for tuning rules)");
+                  "reuse the simulated truths of earlier `--json` outputs (FILE, or FILE1,FILE2 merged) instead of "
+                  "simulating again: only the fp32 runs and the predictions are redone (for tuning rules)");
   cmd->add_option("program", args->program, "one program, printed per target in full");
   cmd->callback([args, selected] { *selected = [args] { return Run(*args); }; });
 }

@@ -175,10 +175,10 @@ inline std::vector<Program> FreshPrograms() {
                mlp({48, 96, 16, 2}), [] { return Clusters(48, 16, 0.7); }), "adamw", 2e-3, "warmup_cosine", 120);
   add(Make<TS>("cnn_stripes_batchnorm_adamw", "2-conv CNN (6, 12) with BatchNorm on 16x16 stripes, AdamW 2e-3",
                std::function<TS()>([] { return lpsim::examples::Cnn(true, 4, 6, 16); }), stripes),
-      "adamw", 2e-3, "constant", 80);
+      "adamw", 2e-3, "constant", 60);
   add(Make<TS>("resnet4_layernorm_momentum_cosine", "4 pre-LayerNorm residual blocks (48), SGD 0.02 momentum cosine",
                std::function<TS()>([] { return ResNet(24, 48, 12, 4, true); }), clusters24),
-      "momentum", 0.02, "cosine", 120);
+      "momentum", 0.02, "cosine", 100);
   add(Make<Transformer>("transformer_long_needles_adam", "transformer block d=24 on 12-token sequences, 6 classes, "
                         "Adam 2e-3 warm-up", std::function<Transformer()>([] { return Transformer(24, 6, 1.0); }),
                         needles), "adam", 2e-3, "warmup", 120);
@@ -187,8 +187,8 @@ inline std::vector<Program> FreshPrograms() {
   add(Make<TS>("wide_dropout_wd_sgd", "MLP 64-256-10 ReLU dropout 0.3, SGD 0.03 momentum wd 1e-3, warm-up",
                mlp({64, 256, 10, 1, "relu", "none", 0.3}), [] { return Clusters(64, 10, 1.0); }),
       "momentum", 0.03, "warmup", 100)->weight_decay = 1e-3;
-  add(Make<TS>("deep_gelu_layernorm_adamw", "10-layer GELU MLP 40 wide with LayerNorm, AdamW 1e-3",
-               mlp({32, 40, 10, 10, "gelu", "layer"}), [] { return Clusters(); }), "adamw", 1e-3, "constant", 100);
+  add(Make<TS>("deep_gelu_layernorm_adamw", "8-layer GELU MLP 40 wide with LayerNorm, AdamW 1e-3",
+               mlp({32, 40, 10, 8, "gelu", "layer"}), [] { return Clusters(); }), "adamw", 1e-3, "constant", 100);
 
   // Planted breakers: fine in fp32, each stresses one limit of low-precision
   // hardware at a magnitude, or on a model, that corpus.h does not use.

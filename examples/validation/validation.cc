@@ -22,6 +22,7 @@
 //   lpsim_validation --table [--json] [--programs a,b] [--targets t1,t2] [--root DIR]
 //   lpsim_validation mlp_clusters_adam      # one program, per target in full
 //   lpsim_validation --truth earlier.json   # truths from an earlier --json run
+//   lpsim_validation --truth seen.json,fresh.json   # or from several, merged
 //
 // --truth skips step 3: the simulated truths come from an earlier `--json`
 // output, so tuning a rule costs the fp32 runs only (about a minute, not
@@ -317,7 +318,7 @@ std::vector<std::string> Split(const std::string& s) {
 int Usage(const char* why) {
   std::fprintf(stderr,
                "lpsim validate: %s\nusage: lpsim validate [--list] [--table] [--json] [--programs a,b] "
-               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json] [PROGRAM]\n",
+               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [PROGRAM]\n",
                why);
   return 2;
 }
@@ -395,8 +396,13 @@ int Main(int argc, char** argv) {
 
   Truths truths;
   if (!truth_file.empty()) {
-    const std::string err = LoadTruths(truth_file, &truths);
-    if (!err.empty()) return Usage(("--truth: " + err).c_str());
+    // Several files (comma-separated) merge: one per group of the corpus,
+    // say, each from its own --programs run. A later file's run of the same
+    // program and target replaces an earlier one's.
+    for (const std::string& file : Split(truth_file)) {
+      const std::string err = LoadTruths(file, &truths);
+      if (!err.empty()) return Usage(("--truth: " + err).c_str());
+    }
     for (const auto& [p, group] : programs) {
       for (const lpsim::Target& t : targets) {
         if (!truths.count({p.name, t.name})) {
