@@ -66,14 +66,14 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
       "ground truth of the low-precision rules: a corpus of small trainings, each predicted from one fp32 run "
       "and simulated on every built-in training target; per target the confusion matrix, precision, recall "
       "and median lead time");
-  cmd->add_flag("--json", args->json, "JSON: per target and half (tune / holdout), and every run");
-  cmd->add_flag("--list", args->list, "list the programs, their half and what they plant");
+  cmd->add_flag("--json", args->json, "JSON: per target and group (tune / holdout / fresh), and every run");
+  cmd->add_flag("--list", args->list, "list the programs, their group (tune / holdout / fresh) and what they plant");
   cmd->add_option("--programs", args->programs, "comma-separated program names (default: all)");
   cmd->add_option("--targets", args->targets, "comma-separated targets (default: every built-in training target)");
   cmd->add_option("--root", args->root, "folder for the runs (default /tmp/lpsim_validation)");
   cmd->add_option("--truth", args->truth,
-                  "reuse the simulated truths of an earlier `--json` output (FILE) instead of simulating again: "
-                  "only the fp32 runs and the predictions are redone (for tuning rules)");
+                  "reuse the simulated truths of earlier `--json` outputs (FILE, or FILE1,FILE2 merged) instead of "
+                  "simulating again: only the fp32 runs and the predictions are redone (for tuning rules)");
   cmd->add_option("program", args->program, "one program, printed per target in full");
   cmd->callback([args, selected] { *selected = [args] { return Run(*args); }; });
 }

@@ -22,19 +22,24 @@
 //   lpsim_validation --table [--json] [--programs a,b] [--targets t1,t2] [--root DIR]
 //   lpsim_validation mlp_clusters_adam      # one program, per target in full
 //   lpsim_validation --truth earlier.json   # truths from an earlier --json run
+//   lpsim_validation --truth seen.json,fresh.json   # or from several, merged
 //
 // --truth skips step 3: the simulated truths come from an earlier `--json`
 // output, so tuning a rule costs the fp32 runs only (about a minute, not
 // eight). The truths depend on the corpus and on simulate mode, not on the
 // rules: rerun without --truth when either changes.
 //
-// The corpus is split in two halves (`tune`: even positions, `holdout`: odd);
-// the table reports the whole corpus and each half, so a threshold tuned on
-// one half is seen on programs it was not tuned on.
+// The corpus is split in three groups: Programs() (corpus.h) in two halves,
+// `tune` (even positions) and `holdout` (odd), and `fresh`, FreshPrograms()
+// (corpus_fresh.h), written after the rules' thresholds were set and never
+// used to tune them. The rules were tuned with all of Programs() in view, so
+// tune and holdout are both seen data; fresh is the unseen check. The table
+// reports the whole corpus and each group.
 //
 // One translation unit on purpose: each LibTorch TU costs minutes on a small
 // machine.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -54,6 +59,7 @@
 #include "core/target.h"
 #include "examples/common/training.h"
 #include "examples/validation/corpus.h"
+#include "examples/validation/corpus_fresh.h"
 #include "report/target_rewrite.h"
 #include "tracker/tracker.h"
 
@@ -248,9 +254,24 @@ Prediction Predict(const std::vector<TensorRecord>& records, const lpsim::Target
   return pr;
 }
 
+// Which group of the corpus a program belongs to (the table's columns).
+enum class Group { kTune, kHoldout, kFresh };
+
+const char* GroupName(Group g) { return g == Group::kTune ? "tune" : g == Group::kHoldout ? "holdout" : "fresh"; }
+
+// Programs() split by position (even: tune, odd: holdout), then
+// FreshPrograms(): the whole corpus in the order --list shows it.
+std::vector<std::pair<Program, Group>> Corpus() {
+  std::vector<std::pair<Program, Group>> out;
+  std::vector<Program> seen = Programs();
+  for (size_t i = 0; i < seen.size(); ++i) out.push_back({seen[i], i % 2 ? Group::kHoldout : Group::kTune});
+  for (Program& p : FreshPrograms()) out.push_back({std::move(p), Group::kFresh});
+  return out;
+}
+
 struct Cell {
   std::string program, target;
-  bool holdout = false;
+  Group group = Group::kTune;
   Prediction pred;
   Truth truth;
 };
@@ -297,14 +318,21 @@ std::vector<std::string> Split(const std::string& s) {
 int Usage(const char* why) {
   std::fprintf(stderr,
                "lpsim validate: %s\nusage: lpsim validate [--list] [--table] [--json] [--programs a,b] "
-               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json] [PROGRAM]\n",
+               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [PROGRAM]\n",
                why);
   return 2;
 }
 
 int Main(int argc, char** argv) {
   torch::set_num_threads(1);
-  std::vector<Program> all = Programs();
+  const std::vector<std::pair<Program, Group>> all = Corpus();
+  {
+    std::set<std::string> names;
+    for (const auto& [p, group] : all) {
+      // Truths are keyed by name: two programs of one name would share one.
+      if (!names.insert(p.name).second) return Usage(("two programs named '" + p.name + "' in the corpus").c_str());
+    }
+  }
   bool json = false, list = false, verbose = false;
   std::vector<std::string> want_programs, want_targets;
   std::string truth_file;
@@ -334,21 +362,21 @@ int Main(int argc, char** argv) {
     }
   }
   if (list) {
-    for (size_t i = 0; i < all.size(); ++i) {
-      std::printf("%s\t%s\t%s%s\n", all[i].name.c_str(), i % 2 ? "holdout" : "tune", all[i].planted ? "planted: " : "",
-                  all[i].description.c_str());
+    for (const auto& [p, group] : all) {
+      std::printf("%s\t%s\t%s%s\n", p.name.c_str(), GroupName(group), p.planted ? "planted: " : "",
+                  p.description.c_str());
     }
     return 0;
   }
-  std::vector<std::pair<Program, bool>> programs;  // (program, holdout)
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (want_programs.empty() || std::count(want_programs.begin(), want_programs.end(), all[i].name)) {
-      programs.push_back({all[i], i % 2 == 1});
+  std::vector<std::pair<Program, Group>> programs;
+  for (const auto& [p, group] : all) {
+    if (want_programs.empty() || std::count(want_programs.begin(), want_programs.end(), p.name)) {
+      programs.push_back({p, group});
     }
   }
   for (const std::string& w : want_programs) {
     bool known = false;
-    for (const Program& p : all) known |= p.name == w;
+    for (const auto& [p, group] : all) known |= p.name == w;
     if (!known) return Usage(("unknown program '" + w + "' (--list shows them)").c_str());
   }
   std::vector<lpsim::Target> targets;
@@ -368,9 +396,14 @@ int Main(int argc, char** argv) {
 
   Truths truths;
   if (!truth_file.empty()) {
-    const std::string err = LoadTruths(truth_file, &truths);
-    if (!err.empty()) return Usage(("--truth: " + err).c_str());
-    for (const auto& [p, holdout] : programs) {
+    // Several files (comma-separated) merge: one per group of the corpus,
+    // say, each from its own --programs run. A later file's run of the same
+    // program and target replaces an earlier one's.
+    for (const std::string& file : Split(truth_file)) {
+      const std::string err = LoadTruths(file, &truths);
+      if (!err.empty()) return Usage(("--truth: " + err).c_str());
+    }
+    for (const auto& [p, group] : programs) {
       for (const lpsim::Target& t : targets) {
         if (!truths.count({p.name, t.name})) {
           return Usage(("--truth: " + truth_file + " has no run of " + p.name + " on " + t.name +
@@ -383,15 +416,20 @@ int Main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<Cell> cells;
   std::map<std::string, std::pair<double, double>> fp32_final;  // program -> (loss, accuracy)
-  for (const auto& [p, holdout] : programs) {
+  for (const auto& [p, group] : programs) {
     std::vector<TensorRecord> records;
     const Curve fp32 = Train(p, "", &records);
     std::sort(records.begin(), records.end(),
               [](const TensorRecord& a, const TensorRecord& b) { return a.step < b.step; });
     fp32_final[p.name] = {fp32.Final(fp32.loss), fp32.accuracy.empty() ? NAN : fp32.Final(fp32.accuracy)};
-    if (verbose) std::printf("%s: fp32 loss %.4g -> %.4g\n", p.name.c_str(), fp32.loss.front(), fp32.Final(fp32.loss));
+    if (verbose) {
+      std::printf("%s (%s): fp32 loss %.4g -> %.4g", p.name.c_str(), GroupName(group), fp32.loss.front(),
+                  fp32.Final(fp32.loss));
+      if (!fp32.accuracy.empty()) std::printf(", accuracy %.2f", fp32.Final(fp32.accuracy));
+      std::printf("\n");
+    }
     for (const lpsim::Target& t : targets) {
-      Cell c{p.name, t.name, holdout, Predict(records, t),
+      Cell c{p.name, t.name, group, Predict(records, t),
              truths.empty() ? Judge(fp32, Train(p, t.name, nullptr)) : truths.at({p.name, t.name})};
       if (verbose) {
         std::printf("  %-20s predicted: %s  simulated: %s (loss %.4g)\n", t.name.c_str(),
@@ -409,13 +447,14 @@ int Main(int argc, char** argv) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  // Per target: all programs, and the tune / holdout halves.
-  std::map<std::string, std::array<Tally, 3>> tally;  // [all, tune, holdout]
-  std::array<Tally, 3> overall;
+  // Per target: all programs, and the tune / holdout / fresh groups.
+  std::map<std::string, std::array<Tally, 4>> tally;  // [all, tune, holdout, fresh]
+  std::array<Tally, 4> overall;
   for (const Cell& c : cells) {
+    const size_t g = 1 + static_cast<size_t>(c.group);
     auto& t = tally[c.target];
-    t[0].Add(c), t[c.holdout ? 2 : 1].Add(c);
-    overall[0].Add(c), overall[c.holdout ? 2 : 1].Add(c);
+    t[0].Add(c), t[g].Add(c);
+    overall[0].Add(c), overall[g].Add(c);
   }
   if (json) {
     nlohmann::ordered_json j;
@@ -428,13 +467,15 @@ int Main(int argc, char** argv) {
                                     {"median_lead_steps", JsonNum(t.MedianLead())}};
     };
     for (const auto& [name, t] : tally) {
-      j["targets"].push_back({{"target", name}, {"all", tj(t[0])}, {"tune", tj(t[1])}, {"holdout", tj(t[2])}});
+      j["targets"].push_back(
+          {{"target", name}, {"all", tj(t[0])}, {"tune", tj(t[1])}, {"holdout", tj(t[2])}, {"fresh", tj(t[3])}});
     }
-    j["overall"] = {{"all", tj(overall[0])}, {"tune", tj(overall[1])}, {"holdout", tj(overall[2])}};
+    j["overall"] = {{"all", tj(overall[0])}, {"tune", tj(overall[1])}, {"holdout", tj(overall[2])},
+                    {"fresh", tj(overall[3])}};
     for (const Cell& c : cells) {
       j["runs"].push_back({{"program", c.program},
                            {"target", c.target},
-                           {"half", c.holdout ? "holdout" : "tune"},
+                           {"half", GroupName(c.group)},
                            {"predicted", c.pred.fires},
                            {"predicted_step", c.pred.fires ? nlohmann::json(c.pred.step) : nlohmann::json()},
                            {"rule", c.pred.rule},
@@ -454,12 +495,14 @@ int Main(int argc, char** argv) {
               "by > %.0f%% of fp32's improvement, or accuracy > %.0f points below fp32.\n\n",
               programs.size(), targets.size(), seconds, 100 * kLossTolerance, 100 * kAccuracyTolerance);
   std::printf("| target | TP | FP | FN | TN | precision | recall | median lead (steps) | precision / recall tune | "
-              "precision / recall holdout |\n|---|---|---|---|---|---|---|---|---|---|\n");
-  auto row = [](const std::string& name, const std::array<Tally, 3>& t) {
-    std::printf("| %s | %d | %d | %d | %d | %s | %s | %s | %s / %s | %s / %s |\n", name.c_str(), t[0].tp, t[0].fp,
-                t[0].fn, t[0].tn, Num(t[0].Precision()).c_str(), Num(t[0].Recall()).c_str(),
+              "precision / recall holdout | precision / recall fresh |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|\n");
+  auto row = [](const std::string& name, const std::array<Tally, 4>& t) {
+    std::printf("| %s | %d | %d | %d | %d | %s | %s | %s | %s / %s | %s / %s | %s / %s |\n", name.c_str(), t[0].tp,
+                t[0].fp, t[0].fn, t[0].tn, Num(t[0].Precision()).c_str(), Num(t[0].Recall()).c_str(),
                 Num(t[0].MedianLead(), "%.0f").c_str(), Num(t[1].Precision()).c_str(), Num(t[1].Recall()).c_str(),
-                Num(t[2].Precision()).c_str(), Num(t[2].Recall()).c_str());
+                Num(t[2].Precision()).c_str(), Num(t[2].Recall()).c_str(), Num(t[3].Precision()).c_str(),
+                Num(t[3].Recall()).c_str());
   };
   for (const auto& [name, t] : tally) row(name, t);
   row("**all targets**", overall);
