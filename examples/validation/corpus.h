@@ -260,17 +260,24 @@ Program Make(std::string name, std::string what, std::function<M()> model, std::
   return p;
 }
 
+// Appends p trained with optimizer `opt` at `lr` on `schedule` for `steps`
+// steps; returns it for further settings (valid until the next append).
+inline Program* AddProgram(std::vector<Program>* v, Program p, std::string opt, double lr, std::string schedule,
+                           int steps) {
+  p.optimizer = std::move(opt);
+  p.lr = lr;
+  p.schedule = std::move(schedule);
+  p.steps = steps;
+  v->push_back(std::move(p));
+  return &v->back();
+}
+
 inline std::vector<Program> Programs() {
   std::vector<Program> v;
   using TS = TrackedSequential;
   auto mlp = [](MlpSpec s) { return std::function<TS()>([s] { return Mlp(s); }); };
-  auto add = [&](Program p, std::string opt, double lr, std::string schedule = "constant", int steps = 100) {
-    p.optimizer = std::move(opt);
-    p.lr = lr;
-    p.schedule = std::move(schedule);
-    p.steps = steps;
-    v.push_back(std::move(p));
-    return &v.back();
+  auto add = [&v](Program p, std::string opt, double lr, std::string schedule = "constant", int steps = 100) {
+    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
   };
   auto clusters = [] { return Clusters(); };
   auto spirals = [] { return Spirals(); };

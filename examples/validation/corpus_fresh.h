@@ -158,13 +158,8 @@ inline std::vector<Program> FreshPrograms() {
   std::vector<Program> v;
   using TS = TrackedSequential;
   auto mlp = [](MlpSpec s) { return std::function<TS()>([s] { return Mlp(s); }); };
-  auto add = [&](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    p.optimizer = std::move(opt);
-    p.lr = lr;
-    p.schedule = std::move(schedule);
-    p.steps = steps;
-    v.push_back(std::move(p));
-    return &v.back();
+  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
+    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
   };
   auto clusters24 = [] { return Clusters(24, 12, 0.8); };
   auto stripes = [] { return Stripes(); };
