@@ -157,27 +157,12 @@ CastEstimate EstimateCast(const TensorStats& stats, const Format& format, float 
 
 namespace {
 
-// MX and NVFP4 elements saturate (simd::BlockQuantize); fp32-scaled blocks
-// keep the format's own overflow rule.
-Format ElementOf(const Format& f, const BlockSpec& spec) {
-  return spec.scale_type == BlockSpec::ScaleType::kFp32 ? f : f.WithSaturate(true);
-}
-
-// The multiplier a block with amax `a` (> 0, finite) gets, as BlockQuantize
-// computes it; 0 for an NVFP4 block whose E4M3 scale rounds to zero (the
-// block reads back as zeros). `tensor_scale`: NVFP4's per-tensor scale.
+// The multiplier a block with amax `a` (> 0, finite) gets (BlockScaleOf);
+// 0 for an NVFP4 block whose E4M3 scale rounds to zero (the block reads
+// back as zeros).
 double BlockMultiplier(const Format& f, const BlockSpec& spec, float a, float tensor_scale) {
-  switch (spec.scale_type) {
-    case BlockSpec::ScaleType::kE8m0:
-      return std::ldexp(1.0, -(static_cast<int>(MxScaleCode(f, a)) - 127));
-    case BlockSpec::ScaleType::kNvfp4: {
-      const Nvfp4Scale s = Nvfp4BlockScale(f, a, tensor_scale);
-      return s.inv > 0 ? s.mult : 0.0;
-    }
-    case BlockSpec::ScaleType::kFp32:
-      break;
-  }
-  return CurrentScale(f, a, spec.scale);
+  const BlockScale s = BlockScaleOf(f, spec, a, tensor_scale);
+  return s.inv > 0 ? s.mult : 0.0;
 }
 
 uint64_t Numel(const std::vector<int64_t>& shape) {
@@ -278,7 +263,7 @@ void ExpectBlocks(const TensorStats& stats, uint64_t block, Param param, Outcome
 
 CastEstimate EstimateBlockCast(const TensorStats& stats, const Format& format,
                                const BlockSpec& spec, const std::vector<int64_t>& shape) {
-  const Format elem = ElementOf(format, spec);
+  const Format elem = BlockElementFormat(format, spec);
   const float amax = stats.max_abs;
   if (!(amax > 0) || !std::isfinite(amax)) return EstimateCast(stats, elem, 1.0f);
   const float tensor_scale = Nvfp4TensorScale(format, amax);

@@ -55,26 +55,11 @@ void BlockScales(const Format& f, const BlockSpec& spec, const std::vector<float
     tensor_scale = Nvfp4TensorScale(f, tensor_amax);
   }
   for (size_t b = 0; b < amax.size(); ++b) {
-    if (spec.scale_type == BlockSpec::ScaleType::kNvfp4) {
-      const Nvfp4Scale s = Nvfp4BlockScale(f, amax[b], tensor_scale);
-      (*mult)[b] = s.mult;
-      (*inv)[b] = s.inv;
-    } else if (spec.scale_type == BlockSpec::ScaleType::kE8m0) {
-      const int e = static_cast<int>(MxScaleCode(f, amax[b])) - 127;
-      (*mult)[b] = PowerOfTwo(-e);
-      (*inv)[b] = 1.0f / (*mult)[b];  // 2^e exactly
-    } else {
-      (*mult)[b] = CurrentScale(f, amax[b], spec.scale);
-      (*inv)[b] = 1.0f / (*mult)[b];
-    }
-    if (scales) scales[b] = (*inv)[b];
+    const BlockScale s = BlockScaleOf(f, spec, amax[b], tensor_scale);
+    (*mult)[b] = s.mult;
+    (*inv)[b] = s.inv;
+    if (scales) scales[b] = s.inv;
   }
-}
-
-// MX and NVFP4 elements always saturate (OCP MX; NVFP4's E2M1 has no Inf or
-// NaN); fp32-scaled blocks keep the format's own overflow policy.
-Format ElementFormat(const Format& f, const BlockSpec& spec) {
-  return spec.scale_type == BlockSpec::ScaleType::kFp32 ? f : f.WithSaturate(true);
 }
 
 const Format& E4m3fnSat() {
@@ -113,6 +98,29 @@ Nvfp4Scale Nvfp4BlockScale(const Format& elem, float block_amax, float tensor_sc
   float mult = tensor_scale / s_dec;
   if (std::isinf(mult)) mult = std::numeric_limits<float>::max();
   return {mult, s_dec / tensor_scale, static_cast<uint8_t>(enc.code)};
+}
+
+BlockScale BlockScaleOf(const Format& f, const BlockSpec& spec, float block_amax, float tensor_scale) {
+  switch (spec.scale_type) {
+    case BlockSpec::ScaleType::kNvfp4: {
+      const Nvfp4Scale s = Nvfp4BlockScale(f, block_amax, tensor_scale);
+      return {s.mult, s.inv};
+    }
+    case BlockSpec::ScaleType::kE8m0: {
+      const float mult = PowerOfTwo(-(static_cast<int>(MxScaleCode(f, block_amax)) - 127));
+      return {mult, 1.0f / mult};  // 2^e exactly
+    }
+    case BlockSpec::ScaleType::kFp32:
+      break;
+  }
+  const float mult = CurrentScale(f, block_amax, spec.scale);
+  return {mult, 1.0f / mult};
+}
+
+// MX and NVFP4 elements always saturate (OCP MX; NVFP4's E2M1 has no Inf or
+// NaN); fp32-scaled blocks keep the format's own overflow policy.
+Format BlockElementFormat(const Format& f, const BlockSpec& spec) {
+  return spec.scale_type == BlockSpec::ScaleType::kFp32 ? f : f.WithSaturate(true);
 }
 
 DelayedScaler::DelayedScaler(const Format& f, const Options& opt) : format_(f), opt_(opt) {}
@@ -225,7 +233,7 @@ void BlockCast(const Format& f, const float* in, size_t rows, size_t cols, const
   // of zero-scale blocks are counted first).
   if (!out && !counts) return;
   const uint64_t zero_scale = counts ? ZeroScaleInputs(in, rows, cols, g, inv) : 0;
-  const Format elem = ElementFormat(f, spec);
+  const Format elem = BlockElementFormat(f, spec);
   const internal::CastParams p =
       internal::MakeCastParams(elem, opt.rounding, opt.seed, opt.index_offset, 1.0f);
   const bool sums = counts != nullptr;
@@ -297,7 +305,7 @@ void BlockQuantizeRef(const Format& f, const float* in, size_t rows, size_t cols
   }
   std::vector<float> mult, inv;
   BlockScales(f, spec, amax, &mult, &inv, scales);
-  const Format elem = ElementFormat(f, spec);
+  const Format elem = BlockElementFormat(f, spec);
 
   std::vector<float> elem_mult(n), elem_inv(n);
   for (size_t i = 0; i < n; ++i) {

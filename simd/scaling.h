@@ -74,6 +74,19 @@ struct Nvfp4Scale {
 float Nvfp4TensorScale(const Format& elem, float tensor_amax);
 Nvfp4Scale Nvfp4BlockScale(const Format& elem, float block_amax, float tensor_scale);
 
+// One block's multiplier and read-back factor under `spec`, as
+// BlockQuantize computes them: E8M0 2^-exponent of MxScaleCode, NVFP4
+// Nvfp4BlockScale under `tensor_scale` (inv 0: the block reads back as
+// zeros), fp32 CurrentScale(f, block_amax, spec.scale).
+struct BlockScale {
+  float mult;
+  float inv;
+};
+BlockScale BlockScaleOf(const Format& f, const BlockSpec& spec, float block_amax, float tensor_scale);
+// The element format of a block recipe: MX and NVFP4 elements saturate,
+// fp32-scaled blocks keep f's overflow rule.
+Format BlockElementFormat(const Format& f, const BlockSpec& spec);
+
 // MX shared scale of a block (OCP MX v1.0): exponent
 // floor(log2(amax)) - emax(elem), clamped to [-127, 127]; an all-zero block
 // uses -127 (an Inf amax 127). Returned as the E8M0 code (exponent + 127);

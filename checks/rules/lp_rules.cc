@@ -202,7 +202,7 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
                      "bits, finer-grained scaling (mx, 1x128), or keep this tensor in higher precision.",
                  {{"snr_db", snr}, {"min_snr_db", min_snr}});
   }
-  if (!recipe.per_tensor && !recipe.none && role_on(p_.lp_block_scale_flush.roles)) {
+  if (!recipe.per_tensor && role_on(p_.lp_block_scale_flush.roles)) {
     const LpBlockScaleFlushParams& p = p_.lp_block_scale_flush;
     const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
     const double share = nonzero > 0 ? static_cast<double>(c.flushed) / static_cast<double>(nonzero) : 0;
