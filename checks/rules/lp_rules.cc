@@ -17,8 +17,10 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "per step and format: at least min_tensor_share of the step's gradients each lose more "
                   "than half their energy to flushing (> max_share of its nonzero values flush to zero "
                   "after its recipe, and the cast keeps < max_snr_db); gradients below min_rms_share of "
-                  "the step's largest gradient rms are fp32 rounding residue and not judged: predicted "
-                  "vanishing gradients on that hardware",
+                  "the step's largest gradient rms are fp32 rounding residue and not judged; nor is a "
+                  "step once the loss has converged (its last loss_window steps' mean <= "
+                  "converged_loss_share of its first loss_window steps'): predicted vanishing gradients "
+                  "on that hardware",
                   "lpsim (TE LogFp8TensorStats underflows% has no threshold)", W));
   out->push_back(CatalogEntry("lp_overflow", "low_precision",
                   "share of a tensor's values that overflow a format (after its recipe), pooled over the "
@@ -33,8 +35,10 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "`horizon` steps; reports the predicted step",
                   "lpsim", W));
   out->push_back(CatalogEntry("lp_dynamic_range", "low_precision",
-                  "per-tensor recipes, activations and weights: log2(max|x| / q|x|) with q the `quantile` "
-                  "of nonzero |x| exceeds the format's binades log2(max / min subnormal)",
+                  "per-tensor recipes, activations and weights: the spread log2(max|x| / median |x|) exceeds "
+                  "the format's binades log2(max / min subnormal), and more than max_share of the nonzero "
+                  "values underflow to zero in the format under its recipe: predicted lost activations on "
+                  "that hardware",
                   "lpsim; TE dynamic_range = log2(amax) - log2(nonzero amin)", W));
   out->push_back(CatalogEntry("lp_snr", "low_precision",
                   "cast SNR of an activation or weight in a format < min_snr_db in `records` consecutive "
@@ -62,6 +66,14 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
 using rules::Fmt;
 using rules::Push;
 
+namespace {
+// n as a share of the cast's nonzero finite inputs (0 when it has none).
+double Share(uint64_t n, const CastCounts& c) {
+  const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
+  return nonzero > 0 ? static_cast<double>(n) / static_cast<double>(nonzero) : 0;
+}
+}  // namespace
+
 const LowPrecisionRules::Recipe& LowPrecisionRules::RecipeOf(const std::string& name) {
   auto it = recipes_.find(name);
   if (it != recipes_.end()) return it->second;
@@ -86,11 +98,21 @@ const std::optional<Format>& LowPrecisionRules::FormatOf(const std::string& spec
   return it->second;
 }
 
-void LowPrecisionRules::BeginStep(const std::vector<TensorRecord>& records) {
+void LowPrecisionRules::BeginStep(const std::vector<TensorRecord>& records, double loss) {
   step_grad_rms_ = 0;
   for (const TensorRecord& r : records) {
     if (rules::IsGradient(r.role) && std::isfinite(r.stats.rms)) step_grad_rms_ = std::max(step_grad_rms_, r.stats.rms);
   }
+  if (!std::isfinite(loss)) return;
+  const LpUnderflowParams& p = p_.lp_underflow;
+  const size_t window = static_cast<size_t>(p.loss_window);
+  loss_negative_ |= loss < 0;
+  if (loss_first_n_ < p.loss_window) loss_first_sum_ += loss, ++loss_first_n_;
+  Push(&loss_recent_, loss, window);
+  double recent = 0;
+  for (double l : loss_recent_) recent += l;
+  converged_ = !loss_negative_ && loss_first_n_ == p.loss_window && loss_recent_.size() == window &&
+               recent <= p.converged_loss_share * loss_first_sum_;
 }
 
 // lp_underflow: vanishing gradients are a property of the network, not of
@@ -102,7 +124,8 @@ void LowPrecisionRules::EndStep() {
   for (const auto& [key, u] : underflow_) {
     const auto& [format, recipe] = key;
     const double tensor_share = u.judged > 0 ? static_cast<double>(u.flushed) / u.judged : 0;
-    sink_->Judge("lp_underflow", format + "|" + recipe, u.flushed > 0 && tensor_share >= p.min_tensor_share, u.tensor,
+    sink_->Judge("lp_underflow", format + "|" + recipe,
+                 u.flushed > 0 && tensor_share >= p.min_tensor_share && !converged_, u.tensor,
                  std::to_string(u.flushed) + " of the step's " + std::to_string(u.judged) + " gradients in " +
                      format + " (" + recipe + ") keep less than " + Fmt(p.max_snr_db) + " dB SNR with "
                      "over " + Fmt(100 * p.max_share) + "% of their values flushed to zero; first " + u.where +
@@ -136,8 +159,7 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
     const double rms_share = step_grad_rms_ > 0 ? r.stats.rms / step_grad_rms_ : 1;
     if (!(rms_share < p_.lp_underflow.min_rms_share)) {
       Underflow& u = underflow_[{f.format, f.recipe}];
-      const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
-      const double share = nonzero > 0 ? static_cast<double>(c.underflow) / static_cast<double>(nonzero) : 0;
+      const double share = Share(c.underflow, c);
       const double snr = c.SnrDb();
       const bool lossy = !(snr >= p_.lp_underflow.max_snr_db);  // NaN (no signal left) counts as lossy
       ++u.judged;
@@ -204,8 +226,7 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
   }
   if (!recipe.per_tensor && role_on(p_.lp_block_scale_flush.roles)) {
     const LpBlockScaleFlushParams& p = p_.lp_block_scale_flush;
-    const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
-    const double share = nonzero > 0 ? static_cast<double>(c.flushed) / static_cast<double>(nonzero) : 0;
+    const double share = Share(c.flushed, c);
     sink_->Judge("lp_block_scale_flush", key,
                  c.numel >= static_cast<uint64_t>(p.min_numel) && share > p.max_share, r.name,
                  where + ": " + Fmt(100 * share) + "% of its nonzero values are in blocks whose scale "
@@ -218,18 +239,23 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
   if (!recipe.per_tensor || r.stats.max_abs <= 0 || !(f.scale > 0) || !fmt) return;
   const double fmax = fmt->MaxValue(), fmin = fmt->MinSubnormal();
   if (role_on(p_.lp_dynamic_range.roles)) {
-    const double quantile = p_.lp_dynamic_range.quantile;
-    const double q = r.stats.Quantile(quantile);
-    if (q > 0) {
-      const double spread = std::log2(r.stats.max_abs / q);
-      const double capacity = std::log2(fmax / fmin);
-      sink_->Judge("lp_dynamic_range", key, !warming_up && spread > capacity, r.name,
-                   where + ": its values span " + Fmt(spread) + " binades (max|x| / q" + Fmt(100 * quantile) +
-                       "), more than the " + Fmt(capacity) + " that " + f.format +
-                       " holds: no single scale avoids both underflow and overflow. "
-                       "Use block scaling (mx, 1x128) or a wider format for this tensor.",
-                   {{"spread_binades", spread}, {"format_binades", capacity}});
-    }
+    // What the cast under the recipe loses (its scale may be stale, a power
+    // of two, or flush subnormals), and the spread that causes it.
+    const double lost = Share(c.underflow, c);
+    const double median = r.stats.Quantile(0.5);
+    const double spread = median > 0 ? std::log2(r.stats.max_abs / median) : kNoLimit;
+    const double capacity = std::log2(fmax / fmin);
+    // Both: a spread wider than the format (not a level: a bias growing
+    // from its zero init is below an unscaled format's minimum for a while,
+    // and no scale would lose it), and most of the values lost to it.
+    sink_->Judge("lp_dynamic_range", key,
+                 !warming_up && spread > capacity && lost > p_.lp_dynamic_range.max_share, r.name,
+                 where + ": " + Fmt(100 * lost) + "% of its nonzero values underflow to zero. Its values "
+                     "span " + Fmt(spread) + " binades from max|x| down to the median |x|, against the " +
+                     Fmt(capacity) + " that " + f.format + " holds: a scale that keeps max|x| loses most of "
+                     "the tensor. Use block scaling (mx, 1x128) or a wider format for this tensor.",
+                 {{"underflow_share", lost}, {"max_share", p_.lp_dynamic_range.max_share},
+                  {"spread_binades", spread}, {"format_binades", capacity}});
   }
   if (recipe.none && role_on(p_.lp_headroom.roles)) Headroom(r, f, key, where, fmax);
   if (recipe.delayed && role_on(p_.lp_stale_scaling.roles)) StaleScaling(r, f, key, where);

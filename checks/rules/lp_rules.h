@@ -59,12 +59,23 @@ struct LpUnderflowParams : LpRoles {
   // gradient, a saturated softmax, slows that layer; a quarter of the
   // network's gradients gone stalls it).
   double min_tensor_share = 0.25;
+  // Not judged once the training has converged: the loss (mean of the last
+  // `loss_window` steps) at or below this share of its first `loss_window`
+  // steps' mean. Gradients that shrink as the loss falls flush late in a
+  // healthy run; a training that stalls there has already made all but
+  // this share of its improvement (losses >= 0: cross-entropy, MSE), which
+  // is lpsim validate's tolerance for "trains fine" (docs/checks.md). A run
+  // with a negative loss is judged throughout.
+  double converged_loss_share = 0.25;
+  int loss_window = 5;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_share", p.max_share, 0, 1);
     v("max_snr_db", p.max_snr_db, -kNoLimit, kNoLimit);
     v("min_rms_share", p.min_rms_share, 0, 1);
     v("min_tensor_share", p.min_tensor_share, 0, 1);
+    v("converged_loss_share", p.converged_loss_share, 0, 1);
+    v("loss_window", p.loss_window, 1, kNoLimit);
     VisitRoles(p, v);
   }
 };
@@ -111,10 +122,14 @@ struct LpHeadroomParams : LpRoles {
 // underflow is lp_underflow's, judged by energy.
 struct LpDynamicRangeParams : LpRoles {
   LpDynamicRangeParams() { roles = kLpForwardRoles; }
-  double quantile = 0.1;
+  // More than half of the tensor's nonzero values underflow to zero under
+  // its recipe: most of what the next layer reads is gone (as
+  // lp_block_scale_flush's max_share). Fewer is the sparsity a ReLU makes:
+  // the smallest values, a small share of the energy.
+  double max_share = 0.5;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
-    v("quantile", p.quantile, 0, 1);
+    v("max_share", p.max_share, 0, 1);
     VisitRoles(p, v);
   }
 };
@@ -208,8 +223,9 @@ class LowPrecisionRules {
   static void Catalog(std::vector<RuleInfo>* out);
 
   LowPrecisionRules(const LowPrecisionParams& params, FindingSink* sink) : p_(params), sink_(sink) {}
-  // Before a step's records are judged: the step's largest gradient rms.
-  void BeginStep(const std::vector<TensorRecord>& records);
+  // Before a step's records are judged: the step's largest gradient rms,
+  // and its loss (NaN when the step has none).
+  void BeginStep(const std::vector<TensorRecord>& records, double loss);
   // One format (with its recipe) simulated on record r.
   void Judge(const TensorRecord& r, const FormatRecord& f);
   // After a step's records: the rules judged for the whole step (lp_underflow).
@@ -247,6 +263,12 @@ class LowPrecisionRules {
   std::map<std::string, int> delayed_records_;  // records seen per delayed key
   std::map<std::string, int> snr_streak_;      // consecutive low-SNR records per key
   double step_grad_rms_ = 0;                    // the largest gradient rms of the step
+  // The loss: the sum of its first loss_window values, the last loss_window
+  // values, whether one was negative; converged_ per lp_underflow's params.
+  double loss_first_sum_ = 0;
+  int loss_first_n_ = 0;
+  std::deque<double> loss_recent_;
+  bool loss_negative_ = false, converged_ = false;
 };
 
 }  // namespace lpsim

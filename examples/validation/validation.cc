@@ -227,8 +227,10 @@ struct Prediction {
   std::map<std::string, double> evidence;  // and its numbers
 };
 
-// The lp_* rules on the fp32 run's records as the target would store them.
-Prediction Predict(const std::vector<TensorRecord>& records, const lpsim::Target& target) {
+// The lp_* rules on the fp32 run's records as the target would store them,
+// with the fp32 run's loss per step (as `lpsim check` reads it from the run).
+Prediction Predict(const std::vector<TensorRecord>& records, const std::vector<double>& loss,
+                   const lpsim::Target& target) {
   lpsim::CheckConfig config = lpsim::CheckConfig::Defaults();
   for (auto& [name, rule] : config.rules) rule.enabled = name.rfind("lp_", 0) == 0;
   lpsim::Checker checker(config);
@@ -244,8 +246,12 @@ Prediction Predict(const std::vector<TensorRecord>& records, const lpsim::Target
       }
     }
   };
+  auto begin = [&](int64_t s) {
+    if (s >= 0 && static_cast<size_t>(s) < loss.size()) checker.Add(lpsim::ScalarRecord{s, "loss", loss[s]});
+  };
+  if (!records.empty()) begin(step);
   for (const TensorRecord& r0 : records) {
-    if (r0.step != step) end(step), step = r0.step;
+    if (r0.step != step) end(step), step = r0.step, begin(step);
     TensorRecord r = r0;
     rewrite(&r);
     checker.Add(r);
@@ -429,7 +435,7 @@ int Main(int argc, char** argv) {
       std::printf("\n");
     }
     for (const lpsim::Target& t : targets) {
-      Cell c{p.name, t.name, group, Predict(records, t),
+      Cell c{p.name, t.name, group, Predict(records, fp32.loss, t),
              truths.empty() ? Judge(fp32, Train(p, t.name, nullptr)) : truths.at({p.name, t.name})};
       if (verbose) {
         std::printf("  %-20s predicted: %s  simulated: %s (loss %.4g)\n", t.name.c_str(),

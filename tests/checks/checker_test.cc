@@ -110,8 +110,9 @@ TEST(Checker, HealthyRunWithDelayedScalingFiresNothing) {
 }
 
 TEST(Checker, LowPrecisionRulesSkipOptimizerStateByDefault) {
+  // Log-uniform over 2^-40 .. 2^10: 60% below e4m3fn's flush point 2^-10.
   std::vector<float> x(3000);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = std::exp2(-20.0f + 30.0f * static_cast<float>(i) / 3000.0f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::exp2(-40.0f + 50.0f * static_cast<float>(i) / 3000.0f);
   Checker c;
   c.Add(Rec(0, "fc1.weight.exp_avg_sq", Role::kOptimizerState, x, {3000}, "", {"e4m3fn"}));
   EXPECT_TRUE(c.EndStep(0).empty());
@@ -766,20 +767,35 @@ TEST(Checker, DelayedWarmUpOverflowIsOneWarningAboutTheRecipe) {
 }
 
 TEST(Checker, LowPrecisionSnrAndDynamicRange) {
-  Checker c;
-  // Log-uniform magnitudes over 2^-20 .. 2^10: 30 binades > e4m3fn's ~17.8.
-  std::vector<float> x(3000);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = std::exp2(-20.0f + 30.0f * static_cast<float>(i) / 3000.0f);
-  c.Add(Rec(0, "wide", Role::kActivation, x, {3000}, "", {"e4m3fn", "e2m1fn"}));
-  std::vector<Finding> f = c.EndStep(0);
-  int dr = 0;
-  for (const Finding& g : f) {
-    if (g.rule == "lp_dynamic_range") {
-      ++dr;
+  // Log-uniform magnitudes over 2^lo .. 2^10, unscaled (recipe none):
+  // e4m3fn flushes what is below 2^-10 (half its smallest subnormal 2^-9),
+  // e2m1fn what is below 2^-2.
+  auto wide = [](float lo) {
+    std::vector<float> x(3000);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::exp2(lo + (10.0f - lo) * static_cast<float>(i) / 3000.0f);
+    return x;
+  };
+  auto fired = [](const std::vector<Finding>& f) {
+    std::vector<std::string> formats;
+    for (const Finding& g : f) {
+      if (g.rule != "lp_dynamic_range") continue;
+      formats.push_back(g.message.substr(1, g.message.find(',') - 1));
+      EXPECT_GT(g.evidence.at("underflow_share"), 0.5);
       EXPECT_GT(g.evidence.at("spread_binades"), g.evidence.at("format_binades"));
     }
-  }
-  EXPECT_EQ(dr, 2);
+    return formats;
+  };
+  // 2^-40 .. 2^10: 60% of the values below 2^-10, 76% below 2^-2.
+  Checker c;
+  std::vector<float> x = wide(-40.0f);
+  c.Add(Rec(0, "wide", Role::kActivation, x, {3000}, "", {"e4m3fn", "e2m1fn"}));
+  EXPECT_EQ(fired(c.EndStep(0)), (std::vector<std::string>{"e4m3fn", "e2m1fn"}));
+  // 2^-20 .. 2^10: 30 binades, more than e4m3fn's 17.8, but only a third
+  // of the values flush there (the smallest: sparsity, not lost
+  // information); e2m1fn still loses 73%.
+  Checker third;
+  third.Add(Rec(0, "wide", Role::kActivation, wide(-20.0f), {3000}, "", {"e4m3fn", "e2m1fn"}));
+  EXPECT_EQ(fired(third.EndStep(0)), std::vector<std::string>{"e2m1fn"});
   // e2m1fn on Gaussian data: ~3 significant bits, SNR ~ 15 dB; require 20.
   // Gradients are not judged by lp_dynamic_range (their tiny values carry
   // no energy; lp_underflow judges what a gradient loses).
@@ -834,6 +850,47 @@ TEST(Checker, LowPrecisionUnderflowIsJudgedPerStep) {
   EXPECT_TRUE(step(&r, 0, 1, 1, 1.0f).empty());
   Checker control;
   EXPECT_EQ(Rules(step(&control, 0, 1, 1)), std::vector<std::string>{"lp_underflow"});
+}
+
+// Gradients that flush once the loss has converged (the last 5 steps' mean
+// at or below a quarter of the first 5 steps'): the training is done, not
+// stalled. The same gradients while the loss is still high are a finding;
+// so are they when the loss can go negative (no floor at 0 to judge by).
+TEST(Checker, LowPrecisionUnderflowIsNotJudgedAfterConvergence) {
+  // Steps 0..9 healthy gradients, from step 10 on every gradient flushes.
+  // Returns the step of the first lp_underflow finding, or -1.
+  auto run = [](const std::function<double(int64_t)>& loss) {
+    Checker c;
+    for (int64_t s = 0; s < 20; ++s) {
+      const float scale = s < 10 ? 1e-2f : 1e-6f;
+      c.Add(Rec(s, "g", Role::kWeightGrad, Normal(256, scale, 30 + static_cast<int>(s)), {256}, "", {"e5m2"}));
+      c.Add(ScalarRecord{s, "loss", loss(s)});
+      for (const Finding& f : c.EndStep(s)) {
+        if (f.rule == "lp_underflow") return s;
+      }
+    }
+    return int64_t{-1};
+  };
+  // 2.0 falling to 0.1 from step 5 on: converged by step 9 (0.1 <= 0.25 of
+  // the first 5 steps' mean 1.4).
+  EXPECT_EQ(run([](int64_t s) { return s < 5 ? 2.0 - 0.3 * static_cast<double>(s) : 0.1; }), -1);
+  // Still at 0.6 of its start: stalled.
+  EXPECT_EQ(run([](int64_t s) { return s < 5 ? 2.0 - 0.08 * static_cast<double>(s) : 1.2; }), 10);
+  // A flat loss: judged.
+  EXPECT_EQ(run([](int64_t) { return 1.0; }), 10);
+  // The boundary: 0.26 of the start is judged, 0.25 is converged.
+  EXPECT_EQ(run([](int64_t s) { return s < 5 ? 1.0 : 0.26; }), 10);
+  EXPECT_EQ(run([](int64_t s) { return s < 5 ? 1.0 : 0.25; }), -1);
+  // A loss that was negative once: no floor, judged throughout.
+  EXPECT_EQ(run([](int64_t s) { return s == 0 ? -1.0 : (s < 5 ? 2.0 : 0.01); }), 10);
+  // No loss recorded: judged throughout.
+  Checker none;
+  std::vector<std::string> rules;
+  for (int64_t s = 0; s < 12; ++s) {
+    none.Add(Rec(s, "g", Role::kWeightGrad, Normal(256, s < 10 ? 1e-2f : 1e-6f, 50), {256}, "", {"e5m2"}));
+    for (const Finding& f : none.EndStep(s)) rules.push_back(f.rule);
+  }
+  EXPECT_EQ(rules, std::vector<std::string>{"lp_underflow"});
 }
 
 // Saturating formats clip: lp_overflow only when amax lands more than a
