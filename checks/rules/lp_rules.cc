@@ -17,7 +17,8 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "per step and format: at least min_tensor_share of the step's gradients each lose more "
                   "than half their energy to flushing (> max_share of its nonzero values flush to zero "
                   "after its recipe, and the cast keeps < max_snr_db); gradients below min_rms_share of "
-                  "the step's largest gradient rms are fp32 rounding residue and not judged; nor is a "
+                  "their reference rms (a parameter's: its module's output gradient where recorded; else "
+                  "the step's largest gradient) are fp32 rounding residue and not judged; nor is a "
                   "step once the loss has converged (its last loss_window steps' mean <= "
                   "converged_loss_share of its first loss_window steps'): predicted vanishing gradients "
                   "on that hardware",
@@ -101,8 +102,10 @@ const std::optional<Format>& LowPrecisionRules::FormatOf(const std::string& spec
 
 void LowPrecisionRules::BeginStep(const std::vector<TensorRecord>& records, double loss) {
   step_grad_rms_ = 0;
+  output_grad_rms_.clear();
   for (const TensorRecord& r : records) {
     if (rules::IsGradient(r.role) && std::isfinite(r.stats.rms)) step_grad_rms_ = std::max(step_grad_rms_, r.stats.rms);
+    if (r.role == Role::kActivationGrad && std::isfinite(r.stats.rms)) output_grad_rms_[r.name] = r.stats.rms;
   }
   if (!std::isfinite(loss)) return;
   const LpUnderflowParams& p = p_.lp_underflow;
@@ -134,7 +137,7 @@ void LowPrecisionRules::EndStep() {
                      "or a per-tensor recipe (current/delayed), or a format with more exponent range "
                      "(e5m2, bf16).",
                  {{"tensor_share", tensor_share}, {"min_tensor_share", p.min_tensor_share},
-                  {"underflow_share", u.share}, {"snr_db", u.snr}, {"rms_share_of_step_max", u.rms_share}});
+                  {"underflow_share", u.share}, {"snr_db", u.snr}, {"rms_share_of_reference", u.rms_share}});
   }
   // Keys stay (judged false next step when nothing flushes); counts restart.
   for (auto& [key, u] : underflow_) u = Underflow{};
@@ -157,7 +160,17 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
   auto role_on = [&](int roles) { return (roles & static_cast<int>(r.role)) != 0; };
   if (rules::IsGradient(r.role) && role_on(p_.lp_underflow.roles) && !warming_up) {
     // Tallied here, judged for the whole step in EndStep.
-    const double rms_share = step_grad_rms_ > 0 ? r.stats.rms / step_grad_rms_ : 1;
+    // Residue is small against the terms that cancel: a parameter's
+    // gradient is judged against its module's output gradient where that
+    // is recorded ('fc1.bias' against 'fc1'); the early layers of a deep
+    // net have gradients 10^7 below the last layer's that are no residue.
+    double reference = step_grad_rms_;
+    if (r.role == Role::kWeightGrad) {
+      const size_t dot = r.name.rfind('.');
+      auto out = dot == std::string::npos ? output_grad_rms_.end() : output_grad_rms_.find(r.name.substr(0, dot));
+      if (out != output_grad_rms_.end() && out->second > 0) reference = out->second;
+    }
+    const double rms_share = reference > 0 ? r.stats.rms / reference : 1;
     if (!(rms_share < p_.lp_underflow.min_rms_share)) {
       Underflow& u = underflow_[{f.format, f.recipe}];
       const double share = Share(c.underflow, c);

@@ -47,12 +47,15 @@ struct LpUnderflowParams : LpRoles {
   // gradient that keeps most of its energy still points the same way, as
   // SGD's minibatch noise shows).
   double max_snr_db = 3;
-  // Gradients whose rms is below this share of the step's largest gradient
-  // rms are not judged: they are the rounding residue of a gradient that is
-  // zero in exact arithmetic (the bias of a layer followed by BatchNorm),
-  // which carries no training signal in any format. fp32 sums of N batch
-  // terms leave residue up to about 2^-24 sqrt(N) relative: 2^-16 covers
-  // batches up to 2^16.
+  // Gradients whose rms is below this share of their reference are not
+  // judged: they are the rounding residue of a gradient that is zero in
+  // exact arithmetic (the bias of a layer followed by BatchNorm), which
+  // carries no training signal in any format. fp32 sums of N batch terms
+  // leave residue up to about 2^-24 sqrt(N) relative to the terms: 2^-16
+  // covers batches up to 2^16. The reference of a parameter's gradient is
+  // its module's output gradient (the terms it sums) where that is
+  // recorded, else (and for activation gradients) the step's largest
+  // gradient rms.
   double min_rms_share = 0x1p-16;
   // The finding: at least this share of the step's (judged) gradient
   // tensors flush so (a quarter: one layer of a deep net, its input
@@ -263,6 +266,7 @@ class LowPrecisionRules {
   std::map<std::string, int> delayed_records_;  // records seen per delayed key
   std::map<std::string, int> snr_streak_;      // consecutive low-SNR records per key
   double step_grad_rms_ = 0;                    // the largest gradient rms of the step
+  std::map<std::string, double> output_grad_rms_;  // the step's activation gradient rms by name
   // The loss: the sum of its first loss_window values, the last loss_window
   // values, whether one was negative; converged_ per lp_underflow's params.
   double loss_first_sum_ = 0;

@@ -866,6 +866,31 @@ TEST(Checker, LowPrecisionUnderflowIsJudgedPerStep) {
   EXPECT_EQ(Rules(step(&control, 0, 1, 1)), std::vector<std::string>{"lp_underflow"});
 }
 
+// A parameter's gradient is residue against its module's output gradient
+// (the terms its sum cancels), not against the step's largest gradient: in
+// a deep net at small init the first layer's gradients are 10^7 below the
+// last layer's and flush in fp16, which is a finding; a bias before
+// BatchNorm, 10^-7 of its own module's output gradient, is residue.
+TEST(Checker, LowPrecisionUnderflowResidueIsJudgedAgainstTheModuleOutput) {
+  auto run = [](float out_grad, float param_grad) {
+    Checker c;
+    c.Add(Rec(0, "head.weight", Role::kWeightGrad, Normal(256, 1e-2f, 1), {256}, "", {"fp16"}));
+    c.Add(Rec(0, "fc1", Role::kActivationGrad, Normal(256, out_grad, 2), {256}, "", {"e5m2"}, "current", 0.0f));
+    c.Add(Rec(0, "fc1.weight", Role::kWeightGrad, Normal(256, param_grad, 3), {256}, "", {"fp16"}));
+    c.Add(Rec(0, "fc1.bias", Role::kWeightGrad, Normal(16, param_grad, 4), {16}, "", {"fp16"}));
+    return Rules(c.EndStep(0));
+  };
+  // fp16's smallest subnormal is 2^-24 ~ 6e-8: gradients ~1e-9 flush.
+  EXPECT_EQ(run(1e-10f, 1e-9f), std::vector<std::string>{"lp_underflow"});  // deep net
+  EXPECT_TRUE(run(1e-2f, 1e-9f).empty());                                   // residue
+  // No output gradient recorded: against the step's largest, as before
+  // (1e-9 is below 2^-16 of 1e-2: residue).
+  Checker none;
+  none.Add(Rec(0, "head.weight", Role::kWeightGrad, Normal(256, 1e-2f, 1), {256}, "", {"fp16"}));
+  none.Add(Rec(0, "fc1.weight", Role::kWeightGrad, Normal(256, 1e-9f, 3), {256}, "", {"fp16"}));
+  EXPECT_TRUE(none.EndStep(0).empty());
+}
+
 // Gradients that flush once the loss has converged (the last 5 steps' mean
 // at or below a quarter of the first 5 steps'): the training is done, not
 // stalled. The same gradients while the loss is still high are a finding;
