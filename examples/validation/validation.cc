@@ -2,8 +2,9 @@
 // hardware", predicted from one fp32 run, hold when the training is simulated
 // on the hardware?
 //
-// For every program of the corpus (corpus.h, corpus_fresh.h, corpus_fresh2.h:
-// MLPs, CNNs, a small transformer, residual nets, embedding models; Adam,
+// For every program of the corpus (corpus.h, corpus_fresh.h, corpus_fresh2.h,
+// corpus_fresh3.h: MLPs, CNNs, a small transformer, residual nets, embedding
+// models, an MLP-Mixer, autoencoders, Conv1d nets; Adam,
 // AdamW, SGD, RMSprop; warm-up and decay; dropout, weight decay, BatchNorm,
 // LayerNorm; planted breakers and programs that train fine):
 //   1. train once in fp32 with a Tracker (default options): the loss and
@@ -30,13 +31,15 @@
 // the 48 programs, not 6.5). The truths depend on the corpus and on simulate
 // mode, not on the rules: rerun without --truth when either changes.
 //
-// The corpus is split in four groups: Programs() (corpus.h) in two halves,
+// The corpus is split in five groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
-// (corpus_fresh.h), written after the rules' thresholds were set; and
+// (corpus_fresh.h), written after the rules' thresholds were set;
 // `fresh2`, Fresh2Programs() (corpus_fresh2.h), written after fresh, too,
-// had been used to change the rules. tune, holdout and fresh are all seen
-// data now; fresh2 is the unseen check (to tune on it would make it seen:
-// add another group). The table reports the whole corpus and each group.
+// had been used to change the rules; and `fresh3`, Fresh3Programs()
+// (corpus_fresh3.h), written after fresh2 had been used as well. tune,
+// holdout, fresh and fresh2 are all seen data now; fresh3 is the unseen
+// check (to tune on it would make it seen: add another group). The table
+// reports the whole corpus and each group.
 //
 // One translation unit on purpose: each LibTorch TU costs minutes on a small
 // machine.
@@ -63,6 +66,7 @@
 #include "examples/validation/corpus.h"
 #include "examples/validation/corpus_fresh.h"
 #include "examples/validation/corpus_fresh2.h"
+#include "examples/validation/corpus_fresh3.h"
 #include "report/target_rewrite.h"
 #include "tracker/tracker.h"
 
@@ -268,21 +272,22 @@ Prediction Predict(const std::vector<TensorRecord>& records, const std::vector<d
 // Which group of the corpus a program belongs to: each is a column of the
 // table and an object of the JSON, in this order. A new group is a value
 // here, its name in kGroupNames and its programs in Corpus().
-enum class Group { kTune, kHoldout, kFresh, kFresh2 };
-constexpr std::array<const char*, 4> kGroupNames = {"tune", "holdout", "fresh", "fresh2"};
+enum class Group { kTune, kHoldout, kFresh, kFresh2, kFresh3 };
+constexpr std::array<const char*, 5> kGroupNames = {"tune", "holdout", "fresh", "fresh2", "fresh3"};
 constexpr size_t kGroups = kGroupNames.size();
 
 const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
 
 // Programs() split by position (even: tune, odd: holdout), then
-// FreshPrograms(), then Fresh2Programs(): the whole corpus in the order
-// --list shows it.
+// FreshPrograms(), Fresh2Programs() and Fresh3Programs(): the whole corpus
+// in the order --list shows it.
 std::vector<std::pair<Program, Group>> Corpus() {
   std::vector<std::pair<Program, Group>> out;
   std::vector<Program> seen = Programs();
   for (size_t i = 0; i < seen.size(); ++i) out.push_back({seen[i], i % 2 ? Group::kHoldout : Group::kTune});
   for (Program& p : FreshPrograms()) out.push_back({std::move(p), Group::kFresh});
   for (Program& p : Fresh2Programs()) out.push_back({std::move(p), Group::kFresh2});
+  for (Program& p : Fresh3Programs()) out.push_back({std::move(p), Group::kFresh3});
   return out;
 }
 
