@@ -27,9 +27,9 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "share of a tensor's values that overflow a format (after its recipe), pooled over the "
                   "last `window` records, > max_share, overflowing in at least min_hits of them; tensors "
                   "under min_numel elements are not judged (one outlier is a large share); saturating "
-                  "formats only when amax lands more than min_overshoot_log2 binades above max. An activation "
-                  "or weight in a format that overflows to Inf/NaN: any overflow (it poisons what is computed "
-                  "from it): predicted exploding / Inf on that hardware",
+                  "formats only when amax lands more than min_overshoot_log2 binades above max. An unscaled "
+                  "activation or weight in a format that overflows to Inf/NaN: any overflow (it poisons what "
+                  "is computed from it): predicted exploding / Inf on that hardware",
                   "lpsim", E));
   out->push_back(CatalogEntry("lp_headroom", "low_precision",
                   "recipe none (a scale that follows amax has no fixed headroom): the linear trend of "
@@ -217,11 +217,13 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
                                  ? std::log2(static_cast<double>(r.stats.max_abs) * f.scale / fmt->MaxValue())
                                  : kNoLimit;
     const bool saturates = fmt && fmt->overflow_result() == OverflowResult::kMax;
-    // An activation or weight that overflows to Inf/NaN poisons every value
-    // computed from it (a row's LayerNorm or softmax, then the loss): one is
-    // enough, in any record. A gradient's Inf is a skipped step under loss
-    // scaling, and a saturated value is clipped: those need a share.
-    const bool poisons = !saturates && (static_cast<int>(r.role) & kLpForwardRoles) != 0;
+    // An unscaled activation or weight that overflows to Inf/NaN poisons
+    // every value computed from it (a row's LayerNorm or softmax, then the
+    // loss), and no scale adapts to it: one is enough, in any record. A
+    // scaled tensor's overflow is a scale lagging amax (one skipped step,
+    // then the scale follows), a gradient's Inf a skipped step under loss
+    // scaling, a saturated value a clip: those need a share that persists.
+    const bool poisons = !saturates && recipe.none && (static_cast<int>(r.role) & kLpForwardRoles) != 0;
     const bool cond = c.overflow > 0 && (poisons || (c.numel >= static_cast<uint64_t>(p.min_numel) &&
                                                      pooled > p.max_share && n_hits >= static_cast<size_t>(p.min_hits) &&
                                                      (!saturates || overshoot > p.min_overshoot_log2)));
