@@ -1,7 +1,6 @@
 #include "checks/checker.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "checks/rules/rule_support.h"
 
@@ -21,7 +20,7 @@ class Checker::Impl {
         weights_(config_.weights, &loss_, &sink_),
         gradients_(config_.gradients, &loss_, &sink_),
         activations_(config_.activations, &loss_, &sink_),
-        low_precision_(config_.low_precision, &sink_) {}
+        low_precision_(config_.low_precision, &loss_, &sink_) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
@@ -54,16 +53,14 @@ class Checker::Impl {
     for (const TensorRecord& r : initial_) weights_.PoorInit(r);
     initial_.clear();
     // The loss first: unstable_learning and lp_underflow read the step's loss.
-    double step_loss = NAN;
     for (const ScalarRecord& s : scalars_) {
-      if (s.name == "loss") step_loss = s.value;
       if (s.name == "loss" && nonfinite_.Loss(s.value)) loss_.Add(s.value);
     }
     for (const ScalarRecord& s : scalars_) {
       if (s.name.rfind(kUpdateRatio, 0) == 0) weights_.UpdateRatio(s.name.substr(kUpdateRatio.size()), s.value);
     }
     gradients_.Step(records_);
-    low_precision_.BeginStep(records_, step_loss);
+    low_precision_.BeginStep(records_);
     for (const TensorRecord& r : records_) {
       nonfinite_.Tensor(r);
       if (r.role == Role::kWeight) weights_.Weight(r);

@@ -19,9 +19,8 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "after its recipe, and the cast keeps < max_snr_db); gradients below min_rms_share of "
                   "their reference rms (a parameter's: its module's output gradient where recorded; else "
                   "the step's largest gradient) are fp32 rounding residue and not judged; nor is a "
-                  "step once the loss has converged (its last loss_window steps' mean <= "
-                  "converged_loss_share of its first loss_window steps'): predicted vanishing gradients "
-                  "on that hardware",
+                  "step once the loss has converged (its last 5 steps' mean <= converged_loss_share of "
+                  "its first diverging_loss window's): predicted vanishing gradients on that hardware",
                   "lpsim (TE LogFp8TensorStats underflows% has no threshold)", W));
   out->push_back(CatalogEntry("lp_overflow", "low_precision",
                   "share of a tensor's values that overflow a format (after its recipe), pooled over the "
@@ -100,23 +99,13 @@ const std::optional<Format>& LowPrecisionRules::FormatOf(const std::string& spec
   return it->second;
 }
 
-void LowPrecisionRules::BeginStep(const std::vector<TensorRecord>& records, double loss) {
+void LowPrecisionRules::BeginStep(const std::vector<TensorRecord>& records) {
   step_grad_rms_ = 0;
   output_grad_rms_.clear();
   for (const TensorRecord& r : records) {
     if (rules::IsGradient(r.role) && std::isfinite(r.stats.rms)) step_grad_rms_ = std::max(step_grad_rms_, r.stats.rms);
     if (r.role == Role::kActivationGrad && std::isfinite(r.stats.rms)) output_grad_rms_[r.name] = r.stats.rms;
   }
-  if (!std::isfinite(loss)) return;
-  const LpUnderflowParams& p = p_.lp_underflow;
-  const size_t window = static_cast<size_t>(p.loss_window);
-  loss_negative_ |= loss < 0;
-  if (loss_first_n_ < p.loss_window) loss_first_sum_ += loss, ++loss_first_n_;
-  Push(&loss_recent_, loss, window);
-  double recent = 0;
-  for (double l : loss_recent_) recent += l;
-  converged_ = !loss_negative_ && loss_first_n_ == p.loss_window && loss_recent_.size() == window &&
-               recent <= p.converged_loss_share * loss_first_sum_;
 }
 
 // lp_underflow: vanishing gradients are a property of the network, not of
@@ -125,11 +114,12 @@ void LowPrecisionRules::BeginStep(const std::vector<TensorRecord>& records, doub
 // network's gradients flushing stalls the training.
 void LowPrecisionRules::EndStep() {
   const LpUnderflowParams& p = p_.lp_underflow;
+  const bool converged = loss_->Converged(p.converged_loss_share);
   for (const auto& [key, u] : underflow_) {
     const auto& [format, recipe] = key;
     const double tensor_share = u.judged > 0 ? static_cast<double>(u.flushed) / u.judged : 0;
     sink_->Judge("lp_underflow", format + "|" + recipe,
-                 u.flushed > 0 && tensor_share >= p.min_tensor_share && !converged_, u.tensor,
+                 u.flushed > 0 && tensor_share >= p.min_tensor_share && !converged, u.tensor,
                  std::to_string(u.flushed) + " of the step's " + std::to_string(u.judged) + " gradients in " +
                      format + " (" + recipe + ") keep less than " + Fmt(p.max_snr_db) + " dB SNR with "
                      "over " + Fmt(100 * p.max_share) + "% of their values flushed to zero; first " + u.where +

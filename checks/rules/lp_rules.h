@@ -3,7 +3,7 @@
 // lp_delayed_warmup, judged per (tensor, role,
 // format, recipe) on a record's FormatRecords.
 //
-//   LowPrecisionRules lp(config.low_precision, &sink);
+//   LowPrecisionRules lp(config.low_precision, &loss_rules, &sink);
 //   for (const FormatRecord& f : r.formats) lp.Judge(r, f);
 #ifndef LPSIM_CHECKS_RULES_LP_RULES_H_
 #define LPSIM_CHECKS_RULES_LP_RULES_H_
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/records.h"
+#include "checks/rules/loss_rules.h"
 #include "checks/rules/params.h"
 #include "checks/rules/rule_support.h"
 #include "formats/format.h"
@@ -62,15 +63,13 @@ struct LpUnderflowParams : LpRoles {
   // gradient, a saturated softmax, slows that layer; a quarter of the
   // network's gradients gone stalls it).
   double min_tensor_share = 0.25;
-  // Not judged once the training has converged: the loss (mean of the last
-  // `loss_window` steps) at or below this share of its first `loss_window`
-  // steps' mean. Gradients that shrink as the loss falls flush late in a
+  // Not judged once the training has converged (LossRules::Converged: the
+  // last 5 losses' mean at or below this share of the first diverging_loss
+  // window's). Gradients that shrink as the loss falls flush late in a
   // healthy run; a training that stalls there has already made all but
   // this share of its improvement (losses >= 0: cross-entropy, MSE), which
-  // is lpsim validate's tolerance for "trains fine" (docs/checks.md). A run
-  // with a negative loss is judged throughout.
+  // is lpsim validate's tolerance for "trains fine" (docs/checks.md).
   double converged_loss_share = 0.25;
-  int loss_window = 5;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_share", p.max_share, 0, 1);
@@ -78,7 +77,6 @@ struct LpUnderflowParams : LpRoles {
     v("min_rms_share", p.min_rms_share, 0, 1);
     v("min_tensor_share", p.min_tensor_share, 0, 1);
     v("converged_loss_share", p.converged_loss_share, 0, 1);
-    v("loss_window", p.loss_window, 1, kNoLimit);
     VisitRoles(p, v);
   }
 };
@@ -225,10 +223,11 @@ class LowPrecisionRules {
  public:
   static void Catalog(std::vector<RuleInfo>* out);
 
-  LowPrecisionRules(const LowPrecisionParams& params, FindingSink* sink) : p_(params), sink_(sink) {}
-  // Before a step's records are judged: the step's largest gradient rms,
-  // and its loss (NaN when the step has none).
-  void BeginStep(const std::vector<TensorRecord>& records, double loss);
+  // `loss`: the run's loss rules, fed before the step's records are judged.
+  LowPrecisionRules(const LowPrecisionParams& params, const LossRules* loss, FindingSink* sink)
+      : p_(params), loss_(loss), sink_(sink) {}
+  // Before a step's records are judged: the step's largest gradient rms.
+  void BeginStep(const std::vector<TensorRecord>& records);
   // One format (with its recipe) simulated on record r.
   void Judge(const TensorRecord& r, const FormatRecord& f);
   // After a step's records: the rules judged for the whole step (lp_underflow).
@@ -257,6 +256,7 @@ class LowPrecisionRules {
                     const std::string& where);
 
   LowPrecisionParams p_;
+  const LossRules* loss_;
   FindingSink* sink_;
   std::map<std::string, Recipe> recipes_;
   std::map<std::string, std::optional<Format>> formats_;  // parsed specs
@@ -267,12 +267,6 @@ class LowPrecisionRules {
   std::map<std::string, int> snr_streak_;      // consecutive low-SNR records per key
   double step_grad_rms_ = 0;                    // the largest gradient rms of the step
   std::map<std::string, double> output_grad_rms_;  // the step's activation gradient rms by name
-  // The loss: the sum of its first loss_window values, the last loss_window
-  // values, whether one was negative; converged_ per lp_underflow's params.
-  double loss_first_sum_ = 0;
-  int loss_first_n_ = 0;
-  std::deque<double> loss_recent_;
-  bool loss_negative_ = false, converged_ = false;
 };
 
 }  // namespace lpsim

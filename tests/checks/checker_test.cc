@@ -893,9 +893,10 @@ TEST(Checker, LowPrecisionUnderflowResidueIsJudgedAgainstTheModuleOutput) {
 }
 
 // Gradients that flush once the loss has converged (the last 5 steps' mean
-// at or below a quarter of the first 5 steps'): the training is done, not
-// stalled. The same gradients while the loss is still high are a finding;
-// so are they when the loss can go negative (no floor at 0 to judge by).
+// at or below a quarter of the first 5 steps', the classic rules' gate): the
+// training is done, not stalled. The same gradients while the loss is still
+// high are a finding; so are they when the first window is not above 0 (no
+// floor at 0 to judge by).
 TEST(Checker, LowPrecisionUnderflowIsNotJudgedAfterConvergence) {
   // Steps 0..9 healthy gradients, from step 10 on every gradient flushes.
   // Returns the step of the first lp_underflow finding, or -1.
@@ -921,8 +922,8 @@ TEST(Checker, LowPrecisionUnderflowIsNotJudgedAfterConvergence) {
   // The boundary: 0.26 of the start is judged, 0.25 is converged.
   EXPECT_EQ(run([](int64_t s) { return s < 5 ? 1.0 : 0.26; }), 10);
   EXPECT_EQ(run([](int64_t s) { return s < 5 ? 1.0 : 0.25; }), -1);
-  // A loss that was negative once: no floor, judged throughout.
-  EXPECT_EQ(run([](int64_t s) { return s == 0 ? -1.0 : (s < 5 ? 2.0 : 0.01); }), 10);
+  // A first window whose mean is below 0: no floor, judged throughout.
+  EXPECT_EQ(run([](int64_t s) { return s < 5 ? -1.0 : 0.01; }), 10);
   // No loss recorded: judged throughout.
   Checker none;
   std::vector<std::string> rules;
