@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "checks/neurons.h"
+#include "checks/samples.h"
 #include "simd/scaling.h"
 
 namespace lpsim {
@@ -220,6 +221,12 @@ void StepAnalyzer::Analyze(TensorSnapshot& s) {
       rec.neurons = SummarizeNeurons(data, rec.shape, rec.module_type,
                                      opt_.check_config.activations.dead_relu.zero_threshold);
     }
+  }
+  if (rec.role == Role::kActivation && (opt_.checks || opt_.on_record) &&
+      (opt_.check_config.enabled("lp_dynamic_range") || opt_.check_config.enabled("lp_centred_snr"))) {
+    // lp_dynamic_range and lp_centred_snr judge rows and positions (here,
+    // or wherever on_record's records are judged: lpsim validate).
+    rec.samples = SummarizeSamples(data, rec.shape);
   }
   const std::string recipe_name = recipe.Name();
   for (size_t i = 0; i < opt_.formats.size(); ++i) {

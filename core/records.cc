@@ -1,5 +1,8 @@
 #include "core/records.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace lpsim {
 
 namespace {
@@ -62,6 +65,18 @@ const char* ToString(Severity s) {
     case Severity::kError: return "error";
   }
   return "?";
+}
+
+double SampleSummary::ShareBelow(const Quantiles& q, double value) {
+  if (q.empty()) return NAN;
+  if (!(value > q.front())) return 0;
+  if (value > q.back()) return 1;
+  // q[k] is the quantile of level k / (size - 1): the share below `value`
+  // lies between the levels of the two quantiles around it.
+  const size_t k = static_cast<size_t>(std::lower_bound(q.begin(), q.end(), static_cast<float>(value)) - q.begin());
+  const double lo = q[k - 1], hi = q[k];
+  const double t = hi > lo ? (value - lo) / (hi - lo) : 1;
+  return (static_cast<double>(k - 1) + t) / static_cast<double>(q.size() - 1);
 }
 
 }  // namespace lpsim

@@ -79,6 +79,41 @@ struct NeuronSummary {
   size_t neurons() const { return count.size(); }
 };
 
+// How an activation's values are spread over the samples of its batch (dim 0
+// of the record's shape): per row (one sample, all its values) and per
+// position (one index of the other dimensions, over the batch). The
+// low-precision rules read it to tell what a cast loses as a whole: a row
+// (a quiet sample that a per-row normalization would amplify), a position
+// (a channel or frame below the format's range), or the sample-to-sample
+// variation of a position that rides on a large common offset (a DC level
+// that a later normalization removes). Each distribution is kept as
+// kQuantiles + 1 quantiles (levels k / kQuantiles, nearest rank), log2 of
+// the value, so any share can be read back within 1 / kQuantiles. Made by
+// SummarizeSamples() (checks/samples.h) for activations; not stored in the
+// run database.
+struct SampleSummary {
+  static constexpr int kQuantiles = 32;
+  using Quantiles = std::vector<float>;  // kQuantiles + 1 values, increasing
+  int64_t rows = 0;       // dim 0
+  int64_t positions = 0;  // the product of the other dimensions
+  // log2 rms of each row, over rows that are not all zero.
+  Quantiles row_log2_rms;
+  // log2(|mean| / std) of each row over its values: how far its common
+  // part sits above the variation within it (what a per-row normalization,
+  // LayerNorm, removes and reads); over rows whose values vary.
+  Quantiles row_log2_offset;
+  // log2 rms of each position over the batch, over positions not all zero.
+  Quantiles position_log2_rms;
+  // log2(|mean| / std) of each position over the batch: how many binades
+  // its common part sits above its sample-to-sample variation; over
+  // positions whose values vary (std > 0).
+  Quantiles position_log2_offset;
+
+  // The share of the distribution q below `value` (0..1), interpolated
+  // between quantiles; NaN when q is empty.
+  static double ShareBelow(const Quantiles& q, double value);
+};
+
 struct TensorRecord {
   int64_t step = 0;
   std::string name;            // e.g. "fc1" or "fc1.weight" or "fc1.weight.exp_avg"
@@ -92,6 +127,9 @@ struct TensorRecord {
   // Sigmoid/Tanh activations); not stored, so absent in a stored run, where
   // the per-neuron rules fall back to the layer's statistics.
   std::optional<NeuronSummary> neurons;
+  // Set by whoever builds the record (SummarizeSamples, for activations of
+  // at least two samples); not stored.
+  std::optional<SampleSummary> samples;
 };
 
 struct ScalarRecord {

@@ -1,6 +1,7 @@
 #include "checks/rules/lp_rules.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 // Scaling moves to core/scaling.h with the core/ layer (issue 15); until
@@ -8,6 +9,7 @@
 #include "core/scaling.h"
 
 #include "checks/check_config.h"
+#include "formats/block_fp.h"
 
 namespace lpsim {
 
@@ -38,13 +40,21 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
   out->push_back(CatalogEntry("lp_dynamic_range", "low_precision",
                   "per-tensor recipes, activations and weights: the spread log2(max|x| / median |x|) exceeds "
                   "the format's binades log2(max / min subnormal), and more than max_share of the nonzero "
-                  "values underflow to zero in the format under its recipe: predicted lost activations on "
-                  "that hardware",
+                  "values underflow to zero in the format under its recipe; with a per-row and per-position "
+                  "summary over the batch (live activations): more than max_share of the rows, or of the "
+                  "positions, lose over half their energy to flushing under the recipe's scale and under "
+                  "a scale that puts amax at the format's max: predicted lost activations on that hardware",
                   "lpsim; TE dynamic_range = log2(amax) - log2(nonzero amin)", W));
   out->push_back(CatalogEntry("lp_snr", "low_precision",
                   "cast SNR of an activation or weight in a format < min_snr_db in `records` consecutive "
                   "records",
                   "lpsim (e4m3 round-to-nearest gives ~30 dB on well-scaled data)", W));
+  out->push_back(CatalogEntry("lp_centred_snr", "low_precision",
+                  "activations with a per-position summary over the batch: more than max_share of the "
+                  "positions keep < min_snr_db SNR of their variation between samples (their values less "
+                  "the batch mean) in the format, in `records` consecutive records: a large common offset "
+                  "leaves the differences between samples below the format's step there",
+                  "lpsim (lp_snr's 10 dB, on the signal that carries information)", W));
   out->push_back(CatalogEntry("lp_block_scale_flush", "low_precision",
                   "block recipes, activations and weights of at least min_numel elements: more than "
                   "max_share of the nonzero values are in blocks whose scale rounds to zero (NVFP4's E4M3 "
@@ -68,6 +78,11 @@ using rules::Fmt;
 using rules::Push;
 
 namespace {
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 // n as a share of the cast's nonzero finite inputs (0 when it has none).
 double Share(uint64_t n, const CastCounts& c) {
   const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
@@ -99,9 +114,94 @@ const std::optional<Format>& LowPrecisionRules::FormatOf(const std::string& spec
   return it->second;
 }
 
+int LowPrecisionRules::FractionBits(const std::string& spec) {
+  if (const std::optional<Format>& fmt = FormatOf(spec)) return fmt->mantissa_bits();
+  if (LooksLikeBfpFormat(spec)) {
+    StatusOr<BfpFormat> b = ParseBfpFormat(spec);
+    // The leading one is among the magnitude bits; the block's largest
+    // value sets the step, at best the position's own binade.
+    if (b.ok()) return b->magnitude_bits - 1;
+  }
+  return -1;
+}
+
+double LowPrecisionRules::GroupsLost(const SampleSummary& s, const Format& fmt, double scale, bool rows_matter,
+                                     const char** which) {
+  // A group loses over half its energy when its values flush below `t`:
+  // for Gaussian values, half the energy lies below 1.54 rms. Flushed: below
+  // half the smallest subnormal, or below the smallest normal where
+  // subnormals flush or do not exist.
+  const double t = fmt.ftz() || !fmt.has_subnormals() ? fmt.MinNormal() : 0.5 * fmt.MinSubnormal();
+  const double log2_limit = std::log2(t / 1.54 / scale);
+  const double rows = SampleSummary::ShareBelow(s.row_log2_rms, log2_limit);
+  const double positions = SampleSummary::ShareBelow(s.position_log2_rms, log2_limit);
+  const double r = std::isnan(rows) || !rows_matter ? 0 : rows, p = std::isnan(positions) ? 0 : positions;
+  *which = r >= p ? "rows (samples)" : "positions";
+  return std::max(r, p);
+}
+
+bool LowPrecisionRules::ReadPerRow(const std::string& activation) const {
+  auto next = next_module_.find(activation);
+  if (next == next_module_.end()) return false;
+  const std::string t = Lower(next->second);
+  for (const char* norm : {"layernorm", "groupnorm", "rmsnorm"}) {
+    if (t.find(norm) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// lp_centred_snr: the SNR left to the variation between samples, per
+// position (LpCentredSnrParams says how it is estimated).
+void LowPrecisionRules::CentredSnr(const TensorRecord& r, const FormatRecord& f, const std::string& key,
+                                   const std::string& where, bool warming_up) {
+  const LpCentredSnrParams& p = p_.lp_centred_snr;
+  const int bits = FractionBits(f.format);
+  // Judged where the next layer removes the common part and reads the
+  // variation: BatchNorm (per channel, over the batch: each position's
+  // offset over the samples) or LayerNorm/GroupNorm (per sample: each
+  // row's offset over its values). Anywhere else the common part is signal
+  // too (a softmax's 1/T, a deep net's near-constant features at small
+  // init) and the cast's SNR is lp_snr's.
+  auto next = next_module_.find(r.name);
+  if (bits < 0 || next == next_module_.end()) return;
+  const bool batch = Lower(next->second).find("batchnorm") != std::string::npos;
+  const bool row = ReadPerRow(r.name) && Lower(next->second).find("rmsnorm") == std::string::npos;
+  if (!batch && !row) return;
+  const SampleSummary::Quantiles& offsets = batch ? r.samples->position_log2_offset : r.samples->row_log2_offset;
+  if (offsets.empty()) return;
+  // SNR(r) < min_snr_db  <=>  r > bits + (13.6 - min_snr_db) / 6.02 (for r >= 0).
+  constexpr double kDbPerBit = 6.0206, kRoundingDb = 13.6;
+  const double limit = bits + (kRoundingDb - p.min_snr_db) / kDbPerBit;
+  const double share = limit >= 0 ? 1 - SampleSummary::ShareBelow(offsets, limit)
+                                   : (6.0206 * bits + kRoundingDb < p.min_snr_db ? 1.0 : 0.0);
+  const double median = offsets[SampleSummary::kQuantiles / 2];
+  const char* unit = batch ? "positions (over the batch)" : "rows (over each sample's values)";
+  const double median_snr = kDbPerBit * (bits - std::max(0.0, static_cast<double>(median))) + kRoundingDb;
+  int& streak = centred_streak_[key];
+  streak = !warming_up && share > p.max_share ? streak + 1 : 0;
+  sink_->Judge("lp_centred_snr", key, streak >= p.records, r.name,
+               where + ": " + Fmt(100 * share) + "% of its " + unit + " keep less than " + Fmt(p.min_snr_db) +
+                   " dB SNR of their variation (median: mean " + Fmt(median) + " binades above the variation, " +
+                   Fmt(median_snr) + " dB with " + std::to_string(bits) + " fraction bits), and the next layer (" +
+                   next->second + ") removes the mean and reads the variation. The values ride on a common "
+                   "offset and the format's step there is as large as the differences it carries: what the "
+                   "normalization reads is rounding noise. Remove the offset before the cast (normalize the "
+                   "input, center the layer), or keep this tensor in a format with more mantissa bits.",
+               {{"share", share}, {"max_share", p.max_share}, {"median_offset_binades", median},
+                {"median_centred_snr_db", median_snr}, {"fraction_bits", static_cast<double>(bits)}});
+}
+
 void LowPrecisionRules::BeginStep(const std::vector<TensorRecord>& records) {
   step_grad_rms_ = 0;
   output_grad_rms_.clear();
+  next_module_.clear();
+  // Activations come in forward order: each one's reader is the next.
+  const TensorRecord* previous = nullptr;
+  for (const TensorRecord& r : records) {
+    if (r.role != Role::kActivation) continue;
+    if (previous) next_module_[previous->name] = r.module_type;
+    previous = &r;
+  }
   for (const TensorRecord& r : records) {
     if (rules::IsGradient(r.role) && std::isfinite(r.stats.rms)) step_grad_rms_ = std::max(step_grad_rms_, r.stats.rms);
     if (r.role == Role::kActivationGrad && std::isfinite(r.stats.rms)) output_grad_rms_[r.name] = r.stats.rms;
@@ -236,6 +336,7 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
                      "bits, finer-grained scaling (mx, 1x128), or keep this tensor in higher precision.",
                  {{"snr_db", snr}, {"min_snr_db", min_snr}});
   }
+  if (r.samples && role_on(p_.lp_centred_snr.roles)) CentredSnr(r, f, key, where, warming_up);
   if (!recipe.per_tensor && role_on(p_.lp_block_scale_flush.roles)) {
     const LpBlockScaleFlushParams& p = p_.lp_block_scale_flush;
     const double share = Share(c.flushed, c);
@@ -257,17 +358,46 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
     const double median = r.stats.Quantile(0.5);
     const double spread = median > 0 ? std::log2(r.stats.max_abs / median) : kNoLimit;
     const double capacity = std::log2(fmax / fmin);
-    // Both: a spread wider than the format (not a level: a bias growing
-    // from its zero init is below an unscaled format's minimum for a while,
-    // and no scale would lose it), and most of the values lost to it.
-    sink_->Judge("lp_dynamic_range", key,
-                 !warming_up && spread > capacity && lost > p_.lp_dynamic_range.max_share, r.name,
-                 where + ": " + Fmt(100 * lost) + "% of its nonzero values underflow to zero. Its values "
-                     "span " + Fmt(spread) + " binades from max|x| down to the median |x|, against the " +
-                     Fmt(capacity) + " that " + f.format + " holds: a scale that keeps max|x| loses most of "
-                     "the tensor. Use block scaling (mx, 1x128) or a wider format for this tensor.",
-                 {{"underflow_share", lost}, {"max_share", p_.lp_dynamic_range.max_share},
-                  {"spread_binades", spread}, {"format_binades", capacity}});
+    const double max_share = p_.lp_dynamic_range.max_share;
+    if (r.samples) {
+      // Whole rows or positions lost, not single values: a saturated
+      // softmax flushes most of its values, the tiny probabilities, and
+      // keeps every row's and every class's energy; a quiet sample, a quiet
+      // channel or frame loses all of its own. Lost under the recipe's
+      // scale and under the scale that puts amax at max: a range too wide
+      // for the format, not a level (a LayerScale branch at 1e-6 is
+      // below an unscaled format's minimum and trains).
+      // Quiet rows matter where the next layer normalizes each sample
+      // (LayerNorm, GroupNorm, RMSNorm): it scales what is left of them back
+      // up. Read by anything else, a quiet sample is as quiet in fp32 (a
+      // BatchNorm after it divides by the batch's spread, which the loud
+      // samples set).
+      const char* which = "";
+      const char* ideal_which = "";
+      const bool rows_matter = ReadPerRow(r.name);
+      const double groups = GroupsLost(*r.samples, *fmt, f.scale, rows_matter, &which);
+      const double ideal = GroupsLost(*r.samples, *fmt, fmax / r.stats.max_abs, rows_matter, &ideal_which);
+      sink_->Judge("lp_dynamic_range", key, !warming_up && groups > max_share && ideal > max_share, r.name,
+                   where + ": " + Fmt(100 * groups) + "% of its " + which + " lose over half their energy to "
+                       "flushing (" + Fmt(100 * lost) + "% of its nonzero values underflow). Its values span " +
+                       Fmt(spread) + " binades from max|x| down to the median |x|, against the " + Fmt(capacity) +
+                       " that " + f.format + " holds: a scale that keeps max|x| loses whole " + which +
+                       ". Use block scaling (mx, 1x128), a per-row scale, or a wider format for this tensor.",
+                   {{"groups_lost_share", groups}, {"groups_lost_share_at_amax_scale", ideal},
+                    {"underflow_share", lost}, {"max_share", max_share}, {"spread_binades", spread},
+                    {"format_binades", capacity}});
+    } else {
+      // Both: a spread wider than the format (not a level: a bias growing
+      // from its zero init is below an unscaled format's minimum for a while,
+      // and no scale would lose it), and most of the values lost to it.
+      sink_->Judge("lp_dynamic_range", key, !warming_up && spread > capacity && lost > max_share, r.name,
+                   where + ": " + Fmt(100 * lost) + "% of its nonzero values underflow to zero. Its values "
+                       "span " + Fmt(spread) + " binades from max|x| down to the median |x|, against the " +
+                       Fmt(capacity) + " that " + f.format + " holds: a scale that keeps max|x| loses most of "
+                       "the tensor. Use block scaling (mx, 1x128) or a wider format for this tensor.",
+                   {{"underflow_share", lost}, {"max_share", max_share},
+                    {"spread_binades", spread}, {"format_binades", capacity}});
+    }
   }
   if (recipe.none && role_on(p_.lp_headroom.roles)) Headroom(r, f, key, where, fmax);
   if (recipe.delayed && role_on(p_.lp_stale_scaling.roles)) StaleScaling(r, f, key, where);

@@ -1,5 +1,5 @@
 // Low-precision rules: lp_underflow, lp_overflow, lp_headroom,
-// lp_dynamic_range, lp_snr, lp_block_scale_flush, lp_stale_scaling,
+// lp_dynamic_range, lp_snr, lp_centred_snr, lp_block_scale_flush, lp_stale_scaling,
 // lp_delayed_warmup, judged per (tensor, role,
 // format, recipe) on a record's FormatRecords.
 //
@@ -152,6 +152,35 @@ struct LpSnrParams : LpRoles {
   }
 };
 
+// Activations with a per-position summary over the batch (SampleSummary):
+// the SNR that the cast leaves to each position's variation between
+// samples, the part that carries information (a common offset carries
+// none, and a later normalization removes it). A position whose mean
+// |mu| is r = log2(|mu| / sigma) binades above its variation sigma is cast
+// with a step of about |mu| 2^-f (f the format's fraction bits; x0.72, the
+// mean of ulp / |x| over a binade), rounding noise step / sqrt(12):
+// SNR = 6.02 (f - max(r, 0)) + 13.6 dB (r < 0: the values' own size sets
+// the step, as for lp_snr).
+struct LpCentredSnrParams : LpRoles {
+  LpCentredSnrParams() { roles = 1; }
+  // lp_snr's threshold: below 10 dB the noise is a third of the signal.
+  double min_snr_db = 10;
+  // ... for more than this share of the positions: most of what the next
+  // layer reads of the samples' differences is noise.
+  double max_share = 0.5;
+  // ... in this many consecutive records (lp_snr's): a lasting loss, not
+  // a layer passing through near-constant outputs while it learns (a
+  // learned attention query growing from zero).
+  int records = 5;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("min_snr_db", p.min_snr_db, -kNoLimit, kNoLimit);
+    v("max_share", p.max_share, 0, 1);
+    v("records", p.records, 1, kNoLimit);
+    VisitRoles(p, v);
+  }
+};
+
 // Block recipes, forward roles: most of a tensor in blocks whose scale
 // rounds to zero (NVFP4: a block amax more than E4M3's range below the
 // tensor's amax, which an outlier sets). Those values read back as zeros,
@@ -201,6 +230,7 @@ struct LowPrecisionParams {
   LpHeadroomParams lp_headroom;
   LpDynamicRangeParams lp_dynamic_range;
   LpSnrParams lp_snr;
+  LpCentredSnrParams lp_centred_snr;
   LpBlockScaleFlushParams lp_block_scale_flush;
   LpStaleScalingParams lp_stale_scaling;
   LpDelayedWarmupParams lp_delayed_warmup;
@@ -211,6 +241,7 @@ struct LowPrecisionParams {
     f("lp_headroom", p.lp_headroom);
     f("lp_dynamic_range", p.lp_dynamic_range);
     f("lp_snr", p.lp_snr);
+    f("lp_centred_snr", p.lp_centred_snr);
     f("lp_block_scale_flush", p.lp_block_scale_flush);
     f("lp_stale_scaling", p.lp_stale_scaling);
     f("lp_delayed_warmup", p.lp_delayed_warmup);
@@ -250,6 +281,19 @@ class LowPrecisionRules {
   };
   const Recipe& RecipeOf(const std::string& name);
   const std::optional<Format>& FormatOf(const std::string& spec);
+  // The fraction bits of a format spec (float formats: mantissa bits; block
+  // floating point: magnitude bits - 1), or -1 when unknown.
+  int FractionBits(const std::string& spec);
+  void CentredSnr(const TensorRecord& r, const FormatRecord& f, const std::string& key, const std::string& where,
+                  bool warming_up);
+  // lp_dynamic_range from the record's SampleSummary: the larger of the
+  // shares of rows (when `rows_matter`) and of positions that lose over
+  // half their energy to flushing, at `scale` (and which of the two).
+  static double GroupsLost(const SampleSummary& s, const Format& fmt, double scale, bool rows_matter,
+                           const char** which);
+  // True when the activation's next activation in the step (its reader)
+  // normalizes each sample: LayerNorm, GroupNorm, RMSNorm.
+  bool ReadPerRow(const std::string& activation) const;
   void Headroom(const TensorRecord& r, const FormatRecord& f, const std::string& key, const std::string& where,
                 double fmax);
   void StaleScaling(const TensorRecord& r, const FormatRecord& f, const std::string& key,
@@ -265,8 +309,10 @@ class LowPrecisionRules {
   std::map<std::string, std::deque<std::pair<double, double>>> overflow_hits_;  // (overflow, numel)
   std::map<std::string, int> delayed_records_;  // records seen per delayed key
   std::map<std::string, int> snr_streak_;      // consecutive low-SNR records per key
+  std::map<std::string, int> centred_streak_;  // consecutive low centred-SNR records per key
   double step_grad_rms_ = 0;                    // the largest gradient rms of the step
   std::map<std::string, double> output_grad_rms_;  // the step's activation gradient rms by name
+  std::map<std::string, std::string> next_module_;  // activation -> the next activation's module type
 };
 
 }  // namespace lpsim

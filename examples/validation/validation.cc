@@ -446,7 +446,9 @@ int Main(int argc, char** argv) {
   for (const auto& [p, group] : programs) {
     std::vector<TensorRecord> records;
     const Curve fp32 = Train(p, "", &records);
-    std::sort(records.begin(), records.end(),
+    // Stable: within a step the records keep the tracker's order (forward
+    // order of the activations, which lp_centred_snr reads).
+    std::stable_sort(records.begin(), records.end(),
               [](const TensorRecord& a, const TensorRecord& b) { return a.step < b.step; });
     fp32_final[p.name] = {fp32.Final(fp32.loss), fp32.accuracy.empty() ? NAN : fp32.Final(fp32.accuracy)};
     if (verbose) {
