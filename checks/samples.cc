@@ -43,35 +43,16 @@ std::optional<SampleSummary> SummarizeSamples(const float* x, const std::vector<
   row_log2.reserve(rows), row_offset_log2.reserve(rows);
   for (size_t r = 0; r < rows; ++r) {
     const float* p = x + r * positions;
-    // Branch-free so the loops vectorize: a NaN/Inf value adds 0 and is
-    // not counted (x - x is 0 exactly for finite x, NaN otherwise). The row
-    // sums run in kLanes partial sums (one chain of dependent adds would
-    // bound the loop).
+    // A NaN/Inf value adds 0 and is not counted (x - x is 0 exactly for
+    // finite x, NaN otherwise).
+    double row_sum = 0, row_sq = 0, row_n = 0;
     for (size_t j = 0; j < positions; ++j) {
       const float f = p[j];
       const bool finite = f - f == 0.0f;
       const double v = finite ? static_cast<double>(f) : 0.0;
       sum[j] += v, sq[j] += v * v, cnt[j] += finite ? 1u : 0u;
+      row_sum += v, row_sq += v * v, row_n += finite ? 1.0 : 0.0;
     }
-    constexpr size_t kLanes = 8;
-    double rs[kLanes] = {}, rq[kLanes] = {}, rn[kLanes] = {};
-    size_t j = 0;
-    for (; j + kLanes <= positions; j += kLanes) {
-      for (size_t k = 0; k < kLanes; ++k) {
-        const float f = p[j + k];
-        const bool finite = f - f == 0.0f;
-        const double v = finite ? static_cast<double>(f) : 0.0;
-        rs[k] += v, rq[k] += v * v, rn[k] += finite ? 1.0 : 0.0;
-      }
-    }
-    for (; j < positions; ++j) {
-      const float f = p[j];
-      const bool finite = f - f == 0.0f;
-      const double v = finite ? static_cast<double>(f) : 0.0;
-      rs[0] += v, rq[0] += v * v, rn[0] += finite ? 1.0 : 0.0;
-    }
-    double row_sum = 0, row_sq = 0, row_n = 0;
-    for (size_t k = 0; k < kLanes; ++k) row_sum += rs[k], row_sq += rq[k], row_n += rn[k];
     if (row_sq > 0) {
       const double n = row_n, mean = row_sum / n, ms = row_sq / n;
       row_log2.push_back(static_cast<float>(0.5 * std::log2(ms)));

@@ -1,7 +1,6 @@
 #include "checks/rules/lp_rules.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 // Scaling moves to core/scaling.h with the core/ layer (issue 15); until
@@ -50,10 +49,11 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "records",
                   "lpsim (e4m3 round-to-nearest gives ~30 dB on well-scaled data)", W));
   out->push_back(CatalogEntry("lp_centred_snr", "low_precision",
-                  "activations with a per-position summary over the batch: more than max_share of the "
-                  "positions keep < min_snr_db SNR of their variation between samples (their values less "
-                  "the batch mean) in the format, in `records` consecutive records: a large common offset "
-                  "leaves the differences between samples below the format's step there",
+                  "activations with a per-row and per-position summary, read by a normalization that "
+                  "removes their mean (next activation BatchNorm: positions over the batch; LayerNorm or "
+                  "GroupNorm: rows over their values): more than max_share of them keep < min_snr_db SNR of "
+                  "their variation in the format, in `records` consecutive records: a large common offset "
+                  "leaves the variation the normalization reads below the format's step there",
                   "lpsim (lp_snr's 10 dB, on the signal that carries information)", W));
   out->push_back(CatalogEntry("lp_block_scale_flush", "low_precision",
                   "block recipes, activations and weights of at least min_numel elements: more than "
@@ -78,11 +78,6 @@ using rules::Fmt;
 using rules::Push;
 
 namespace {
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // n as a share of the cast's nonzero finite inputs (0 when it has none).
 double Share(uint64_t n, const CastCounts& c) {
   const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
@@ -136,18 +131,18 @@ double LowPrecisionRules::GroupsLost(const SampleSummary& s, const Format& fmt, 
   const double rows = SampleSummary::ShareBelow(s.row_log2_rms, log2_limit);
   const double positions = SampleSummary::ShareBelow(s.position_log2_rms, log2_limit);
   const double r = std::isnan(rows) || !rows_matter ? 0 : rows, p = std::isnan(positions) ? 0 : positions;
-  *which = r >= p ? "rows (samples)" : "positions";
+  if (which) *which = r >= p ? "rows (samples)" : "positions";
   return std::max(r, p);
 }
 
-bool LowPrecisionRules::ReadPerRow(const std::string& activation) const {
+LowPrecisionRules::Reader LowPrecisionRules::ReaderOf(const std::string& activation) const {
   auto next = next_module_.find(activation);
-  if (next == next_module_.end()) return false;
-  const std::string t = Lower(next->second);
-  for (const char* norm : {"layernorm", "groupnorm", "rmsnorm"}) {
-    if (t.find(norm) != std::string::npos) return true;
-  }
-  return false;
+  if (next == next_module_.end()) return Reader::kOther;
+  const std::string t = rules::Lower(next->second);
+  if (t.find("batchnorm") != std::string::npos) return Reader::kBatchNorm;
+  if (t.find("rmsnorm") != std::string::npos) return Reader::kRmsNorm;
+  if (t.find("layernorm") != std::string::npos || t.find("groupnorm") != std::string::npos) return Reader::kRowNorm;
+  return Reader::kOther;
 }
 
 // lp_centred_snr: the SNR left to the variation between samples, per
@@ -162,18 +157,16 @@ void LowPrecisionRules::CentredSnr(const TensorRecord& r, const FormatRecord& f,
   // row's offset over its values). Anywhere else the common part is signal
   // too (a softmax's 1/T, a deep net's near-constant features at small
   // init) and the cast's SNR is lp_snr's.
-  auto next = next_module_.find(r.name);
-  if (bits < 0 || next == next_module_.end()) return;
-  const bool batch = Lower(next->second).find("batchnorm") != std::string::npos;
-  const bool row = ReadPerRow(r.name) && Lower(next->second).find("rmsnorm") == std::string::npos;
-  if (!batch && !row) return;
+  const Reader reader = ReaderOf(r.name);
+  const bool batch = reader == Reader::kBatchNorm;
+  if (bits < 0 || (!batch && reader != Reader::kRowNorm)) return;
   const SampleSummary::Quantiles& offsets = batch ? r.samples->position_log2_offset : r.samples->row_log2_offset;
   if (offsets.empty()) return;
   // SNR(r) < min_snr_db  <=>  r > bits + (13.6 - min_snr_db) / 6.02 (for r >= 0).
   constexpr double kDbPerBit = 6.0206, kRoundingDb = 13.6;
   const double limit = bits + (kRoundingDb - p.min_snr_db) / kDbPerBit;
   const double share = limit >= 0 ? 1 - SampleSummary::ShareBelow(offsets, limit)
-                                   : (6.0206 * bits + kRoundingDb < p.min_snr_db ? 1.0 : 0.0);
+                                   : (kDbPerBit * bits + kRoundingDb < p.min_snr_db ? 1.0 : 0.0);
   const double median = offsets[SampleSummary::kQuantiles / 2];
   const char* unit = batch ? "positions (over the batch)" : "rows (over each sample's values)";
   const double median_snr = kDbPerBit * (bits - std::max(0.0, static_cast<double>(median))) + kRoundingDb;
@@ -183,7 +176,7 @@ void LowPrecisionRules::CentredSnr(const TensorRecord& r, const FormatRecord& f,
                where + ": " + Fmt(100 * share) + "% of its " + unit + " keep less than " + Fmt(p.min_snr_db) +
                    " dB SNR of their variation (median: mean " + Fmt(median) + " binades above the variation, " +
                    Fmt(median_snr) + " dB with " + std::to_string(bits) + " fraction bits), and the next layer (" +
-                   next->second + ") removes the mean and reads the variation. The values ride on a common "
+                   next_module_.at(r.name) + ") removes the mean and reads the variation. The values ride on a common "
                    "offset and the format's step there is as large as the differences it carries: what the "
                    "normalization reads is rounding noise. Remove the offset before the cast (normalize the "
                    "input, center the layer), or keep this tensor in a format with more mantissa bits.",
@@ -373,10 +366,10 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
       // BatchNorm after it divides by the batch's spread, which the loud
       // samples set).
       const char* which = "";
-      const char* ideal_which = "";
-      const bool rows_matter = ReadPerRow(r.name);
+      const Reader reader = ReaderOf(r.name);
+      const bool rows_matter = reader == Reader::kRowNorm || reader == Reader::kRmsNorm;
       const double groups = GroupsLost(*r.samples, *fmt, f.scale, rows_matter, &which);
-      const double ideal = GroupsLost(*r.samples, *fmt, fmax / r.stats.max_abs, rows_matter, &ideal_which);
+      const double ideal = GroupsLost(*r.samples, *fmt, fmax / r.stats.max_abs, rows_matter, nullptr);
       sink_->Judge("lp_dynamic_range", key, !warming_up && groups > max_share && ideal > max_share, r.name,
                    where + ": " + Fmt(100 * groups) + "% of its " + which + " lose over half their energy to "
                        "flushing (" + Fmt(100 * lost) + "% of its nonzero values underflow). Its values span " +

@@ -288,12 +288,15 @@ class LowPrecisionRules {
                   bool warming_up);
   // lp_dynamic_range from the record's SampleSummary: the larger of the
   // shares of rows (when `rows_matter`) and of positions that lose over
-  // half their energy to flushing, at `scale` (and which of the two).
+  // half their energy to flushing, at `scale` (and, if `which`, which).
   static double GroupsLost(const SampleSummary& s, const Format& fmt, double scale, bool rows_matter,
                            const char** which);
-  // True when the activation's next activation in the step (its reader)
-  // normalizes each sample: LayerNorm, GroupNorm, RMSNorm.
-  bool ReadPerRow(const std::string& activation) const;
+  // What reads an activation: the next activation of the step, by module
+  // type. BatchNorm removes each channel's mean over the batch; LayerNorm
+  // and GroupNorm each sample's mean over its values; RMSNorm scales each
+  // sample without removing its mean.
+  enum class Reader { kOther, kBatchNorm, kRowNorm, kRmsNorm };
+  Reader ReaderOf(const std::string& activation) const;
   void Headroom(const TensorRecord& r, const FormatRecord& f, const std::string& key, const std::string& where,
                 double fmax);
   void StaleScaling(const TensorRecord& r, const FormatRecord& f, const std::string& key,
