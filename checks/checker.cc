@@ -56,6 +56,7 @@ class Checker::Impl {
     for (const ScalarRecord& s : scalars_) {
       if (s.name == "loss" && nonfinite_.Loss(s.value)) loss_.Add(s.value);
     }
+    low_precision_.ForwardLoss(scalars_);
     for (const ScalarRecord& s : scalars_) {
       if (s.name.rfind(kUpdateRatio, 0) == 0) weights_.UpdateRatio(s.name.substr(kUpdateRatio.size()), s.value);
     }

@@ -6,6 +6,7 @@
 //   lpsim demo --model cnn --recipe mx --simulate --json
 //   lpsim demo --matmul-unit h100               # products on the H100 model
 //   lpsim demo --live --steps 100000            # a dashboard while it trains
+//   lpsim demo --probe b200-nvfp4,tenstorrent-bfp4  # the forward pass on each, every 8 steps
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -218,6 +219,13 @@ void AddDemoCommand(CLI::App* app, Command* selected) {
                   "(docs/mmu.md: h100, b200, h100-promote128, ...); implies --simulate. "
                   "Default with --target: the unit the target names")
       ->type_name("UNIT");
+  cmd->add_option("--probe", o.probe_targets,
+                  "every --probe-every steps, also compute the step's loss with weights and activations "
+                  "as each of these targets stores them (names or .json paths); lp_forward_loss warns "
+                  "when a target's forward pass costs more than a quarter of what training has gained")
+      ->delimiter(',')
+      ->type_name("T1,T2");
+  cmd->add_option("--probe-every", o.probe_every, "steps between probes")->capture_default_str();
   cmd->add_option("--every", o.every, "record every N-th step")->capture_default_str();
   cmd->add_option("--run-dir", o.run_dir, "where the run database goes (replaced)")
       ->capture_default_str();

@@ -6,6 +6,7 @@
 //   lpsim validate tiny_grads_adam       # one program, per target in full
 //   lpsim validate --list
 //   lpsim validate --truth earlier.json  # predictions again, truths from an earlier --json
+//   lpsim validate --no-probe            # the records' rules alone (no lp_forward_loss)
 //
 // The corpus is LibTorch code (examples/validation/validation.cc, built as
 // lpsim_validation next to lpsim); this command runs it, so the CLI itself
@@ -31,6 +32,8 @@ struct ValidateArgs {
   bool json = false;
   bool list = false;
   std::string programs, targets, root, truth;
+  bool no_probe = false;
+  int probe_every = 0;  // 0: lpsim_validation's default
   std::string program;
 };
 
@@ -49,6 +52,8 @@ int Run(const ValidateArgs& a) {
   if (!a.targets.empty()) args.insert(args.end(), {"--targets", a.targets});
   if (!a.root.empty()) args.insert(args.end(), {"--root", a.root});
   if (!a.truth.empty()) args.insert(args.end(), {"--truth", a.truth});
+  if (a.no_probe) args.push_back("--no-probe");
+  if (a.probe_every > 0) args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every)});
   if (!a.program.empty()) args.push_back(a.program);
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(s.data());
@@ -74,6 +79,10 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--truth", args->truth,
                   "reuse the simulated truths of earlier `--json` outputs (FILE, or FILE1,FILE2 merged) instead of "
                   "simulating again: only the fp32 runs and the predictions are redone (for tuning rules)");
+  cmd->add_flag("--no-probe", args->no_probe,
+                 "predict from the records alone: no probes of each target's forward pass (lp_forward_loss)");
+  cmd->add_option("--probe-every", args->probe_every, "steps between the fp32 run's probes (default 8)")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("program", args->program, "one program, printed per target in full");
   cmd->callback([args, selected] { *selected = [args] { return Run(*args); }; });
 }

@@ -63,4 +63,10 @@ float RoleQuantizer::Quantize(const float* in, size_t rows, size_t cols, const O
   return scale;
 }
 
+void RoleQuantizer::Observe(const float* in, size_t n, int threads) {
+  if (!delayed_ || spec_.scaling.kind != Scaling::Kind::kDelayed) return;
+  delayed_->Update(simd::Amax(in, n, threads));
+  first_ = false;
+}
+
 }  // namespace lpsim

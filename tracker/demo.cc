@@ -109,6 +109,12 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
   topt.capture_model = o.model;  // `lpsim replay` rebuilds it
   topt.live_port = o.live_port;
   topt.live_port_name = o.live_port_name;
+  torch::Tensor probe_x, probe_y;  // the batch of the step in progress
+  if (!o.probe_targets.empty()) {
+    topt.probe = [&] { return torch::nn::functional::cross_entropy(model->forward(probe_x), probe_y); };
+    topt.probe_targets = o.probe_targets;
+    topt.probe_every = o.probe_every;
+  }
   // The demo's summary lists the findings; no warnings on stderr mid-bar.
   for (auto& rule : topt.check_config.rules) rule.second.policy = Policy::kLog;
   StatusOr<std::unique_ptr<Tracker>> made = Tracker::Create(*model, optimizer, topt);
@@ -136,6 +142,7 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
   try {
     for (; s < o.steps; ++s) {
       auto [x, y] = task.Batch(o.batch);
+      probe_x = x, probe_y = y;
       tracker.set_batch(x, y);
       optimizer.zero_grad();
       torch::Tensor logits = model->forward(x);

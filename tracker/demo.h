@@ -42,6 +42,10 @@ struct DemoOptions {
   // layers (TrackerOptions::matmul_unit); empty: the target's, else none.
   std::string matmul_unit;
   int every = 1;
+  // Probes (TrackerOptions::probe): the training loss's forward pass on
+  // each of these targets every probe_every steps; lp_forward_loss judges it.
+  std::vector<std::string> probe_targets;
+  int probe_every = 8;
   std::string run_dir = "runs/demo";
   bool overwrite = true;
   uint64_t seed = 0;

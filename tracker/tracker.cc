@@ -85,6 +85,15 @@ void Tracker::Impl::Record(const std::string& name, Role role, const torch::Tens
 torch::Tensor Tracker::Impl::Tap(const std::string& name, const torch::Tensor& x,
                                  const std::string& module_type) {
   if (!x.defined()) return x;
+  if (probing_) {  // a probe's forward pass: the activation as the probe target stores it
+    if (!x.is_floating_point() || !x.device().is_cpu()) return x;
+    return CastAsRole(probing_->target.role(TargetRole::kActivation), "activation:" + name,
+                      &probing_->quantizers, x);
+  }
+  // A probe step's own casts feed the histories; the steps between observe.
+  if (!probes_.empty() && step_ % opt_.probe_every != 0 && x.is_floating_point() && x.device().is_cpu()) {
+    ObserveForProbes(TargetRole::kActivation, "activation:" + name, x);
+  }
   const bool tracking = Tracking();
   if (tracking) Record(name, Role::kActivation, x, module_type);
   torch::Tensor y = x;

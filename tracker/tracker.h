@@ -132,6 +132,22 @@ struct TrackerOptions {
   // rounding, subnormals and saturation. simulate_forward/backward are then
   // not used.
   std::string target;
+  // Probes: the forward pass of an fp32 run on candidate hardware. Every
+  // probe_every steps, step() calls `probe` (a closure that computes this
+  // step's loss on this step's batch: a forward pass and the loss function)
+  // once as is and once per target in probe_targets (empty: `target`), with
+  // weights and the activations at taps as that target stores them (format,
+  // scaling, rounding, subnormals, saturation; a delayed recipe's amax
+  // history holds the probes' amaxes; matrix units are not simulated). Each
+  // call runs without gradients, before the update, and leaves the run as
+  // it found it: weights, the modules' buffers (BatchNorm statistics) and
+  // the CPU random state (so dropout draws the same masks in every call and
+  // in training). The losses become the scalars "probe_loss" and
+  // "probe_loss:TARGET", which lp_forward_loss judges (docs/checks.md).
+  // Not with simulate mode, which runs on the target already.
+  std::function<torch::Tensor()> probe;
+  std::vector<std::string> probe_targets;
+  int probe_every = 8;
   // Simulate mode: the matrix-multiply unit (mmu/unit.h, docs/mmu.md: "h100",
   // "b200", ...) that lpsim::Linear and lpsim::Conv2d (tracker/layers.h) run
   // their forward and both backward products on, with the activation, weight

@@ -81,6 +81,7 @@ Status Tracker::Impl::Init(Tracker* owner) {
     opt_.judge = target_ || !judge.empty() ? JudgeFormats::Listed(std::move(judge)) : JudgeFormats::All();
   }
   if (Status st = ResolveUnit(); !st.ok()) return st;
+  if (Status st = ResolveProbes(); !st.ok()) return st;
   if (opt_.every < 1) return Status::Error("TrackerOptions.every must be >= 1 (got " + std::to_string(opt_.every) + ")");
   if (opt_.threads < 1) opt_.threads = 1;
   try {
@@ -219,6 +220,39 @@ std::map<Role, std::string> Tracker::Impl::DefaultJudgeFormats() const {
     }
   }
   return judge;
+}
+
+Status Tracker::Impl::ResolveProbes() {
+  if (!opt_.probe) {
+    if (opt_.probe_targets.empty()) return Status();
+    return Status::Error("TrackerOptions.probe_targets is set but TrackerOptions.probe is empty: give probe "
+                         "a closure that returns this step's loss on this step's batch");
+  }
+  if (opt_.simulate) {
+    return Status::Error("TrackerOptions.probe measures an fp32 run on other hardware, but simulate mode "
+                         "already runs on its target: set simulate = false or leave probe empty");
+  }
+  if (opt_.probe_every < 1) {
+    return Status::Error("TrackerOptions.probe_every must be >= 1 (got " + std::to_string(opt_.probe_every) + ")");
+  }
+  std::vector<std::string> names = opt_.probe_targets;
+  if (names.empty() && !opt_.target.empty()) names.push_back(opt_.target);
+  if (names.empty()) {
+    return Status::Error("TrackerOptions.probe is set but names no hardware: list targets in "
+                         "TrackerOptions.probe_targets (built-in names or .json paths; `lpsim targets` "
+                         "lists the built-in ones) or set TrackerOptions.target");
+  }
+  for (const std::string& name : names) {
+    StatusOr<Target> t = FindTarget(name);
+    if (!t.ok()) return Status::Error("TrackerOptions.probe_targets: " + t.status().message());
+    for (const ProbeTarget& p : probes_) {
+      if (p.target.name == t->name) {
+        return Status::Error("TrackerOptions.probe_targets names '" + t->name + "' twice; list each target once");
+      }
+    }
+    probes_.push_back({std::move(t).value(), {}});
+  }
+  return Status();
 }
 
 Status Tracker::Impl::ResolveUnit() {

@@ -69,7 +69,11 @@ torch::Tensor Tracker::Impl::FakeQuant(const Format& f_in, const std::string& ke
 
 torch::Tensor Tracker::Impl::SimulateRole(TargetRole role, const std::string& key,
                                           const torch::Tensor& x_in) {
-  const RoleSpec& spec = target_->role(role);
+  return CastAsRole(target_->role(role), std::string(ToString(role)) + ":" + key, &sim_roles_, x_in);
+}
+
+torch::Tensor Tracker::Impl::CastAsRole(const RoleSpec& spec, const std::string& key, Quantizers* quantizers,
+                                        const torch::Tensor& x_in) {
   if (spec.storage == RoleSpec::Storage::kFloat && spec.format.name() == "fp32" &&
       spec.scaling.kind == Scaling::Kind::kNone) {
     return x_in;  // fp32 storage: nothing to simulate
@@ -79,7 +83,7 @@ torch::Tensor Tracker::Impl::SimulateRole(TargetRole role, const std::string& ke
   RoleQuantizer* q;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    std::unique_ptr<RoleQuantizer>& slot = sim_roles_[std::string(ToString(role)) + ":" + key];
+    std::unique_ptr<RoleQuantizer>& slot = (*quantizers)[key];
     if (!slot) slot = std::make_unique<RoleQuantizer>(spec);
     q = slot.get();
   }

@@ -89,6 +89,13 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
   }
 
   AddScalar(ScalarRecord{step_, "loss", loss_value});
+  if (opt_.probe && step_ % opt_.probe_every == 0) {
+    Probe();  // before the update: this step's weights
+  } else if (!probes_.empty()) {
+    for (const Param& p : params_) {
+      if (p.tensor.scalar_type() == torch::kFloat) ObserveForProbes(TargetRole::kWeight, "weight:" + p.name, p.tensor);
+    }
+  }
   if (!optimizer_.param_groups().empty()) {
     AddScalar(ScalarRecord{step_, "lr", optimizer_.param_groups()[0].options().get_lr()});
   }

@@ -66,6 +66,13 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "the amax history is short and amax still grows past it; one warning per recipe (the "
                   "recipe's warm-up), not a finding per tensor, and lp_overflow waits for the warm-up to end",
                   "lpsim; Transformer Engine DelayedScaling starts from scale 1 and an empty amax history", W));
+  out->push_back(CatalogEntry("lp_forward_loss", "low_precision",
+                  "probes of an fp32 run (TrackerOptions::probe): the loss of the same forward pass, at the "
+                  "same weights and batch, with weights and activations as a target stores them, is above "
+                  "fp32's by more than max_gain_share of what the training has gained so far (the first "
+                  "diverging_loss window's mean minus fp32's probe loss), in `probes` probes in a row, or is "
+                  "not finite: predicted lost training on that hardware",
+                  "lpsim (lpsim validate's tolerance of 25% of fp32's improvement)", W));
   // Info: a max-of-history scale stays put by design while amax falls; what
   // a stale scale does to the values is judged by the other rules.
   out->push_back(CatalogEntry("lp_stale_scaling", "low_precision",
@@ -224,6 +231,42 @@ void LowPrecisionRules::EndStep() {
   }
   // Keys stay (judged false next step when nothing flushes); counts restart.
   for (auto& [key, u] : underflow_) u = Underflow{};
+}
+
+void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
+  static const std::string kProbe = "probe_loss", kTarget = "probe_loss:";
+  const LpForwardLossParams& p = p_.lp_forward_loss;
+  double fp32 = NAN;
+  for (const ScalarRecord& s : scalars) {
+    if (s.name == kProbe) fp32 = s.value;
+  }
+  if (!std::isfinite(fp32)) return;
+  // The gain so far: from the first window's mean loss (the training's
+  // start) to fp32's probe loss (where it is now).
+  const double gain = loss_->first_window() - fp32;
+  for (const ScalarRecord& s : scalars) {
+    if (s.name.rfind(kTarget, 0) != 0) continue;
+    const std::string target = s.name.substr(kTarget.size());
+    const double cost = s.value - fp32;
+    int& streak = forward_streak_[target];
+    if (!std::isfinite(s.value)) {
+      streak = p.probes;
+    } else if (std::isfinite(gain) && gain > 0) {
+      streak = cost > p.max_gain_share * gain ? streak + 1 : 0;
+    } else {
+      continue;  // no gain yet (or before the first window): nothing to lose
+    }
+    const double share = std::isfinite(gain) && gain > 0 ? cost / gain : NAN;
+    sink_->Judge("lp_forward_loss", "forward|" + target, streak >= p.probes, s.name,
+                 "on " + target + " the forward pass alone (weights and activations as it stores them) gives "
+                     "loss " + Fmt(s.value) + " where fp32 gives " + Fmt(fp32) + " at the same weights and "
+                     "batch: " + (std::isfinite(share) ? Fmt(100 * share) + "% of the " + Fmt(gain) : "more than") +
+                     " the training has gained so far, in " + std::to_string(p.probes) + " probes in a row. On "
+                     "that hardware the training loses what it learns; the tensors the other lp_* findings "
+                     "name (or a record of each tap cast as the target stores it) show where.",
+                 {{"probe_loss", s.value}, {"fp32_probe_loss", fp32}, {"gain", gain}, {"gain_share", share},
+                  {"max_gain_share", p.max_gain_share}});
+  }
 }
 
 void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {

@@ -1,7 +1,8 @@
 // Low-precision rules: lp_underflow, lp_overflow, lp_headroom,
 // lp_dynamic_range, lp_snr, lp_centred_snr, lp_block_scale_flush, lp_stale_scaling,
 // lp_delayed_warmup, judged per (tensor, role,
-// format, recipe) on a record's FormatRecords.
+// format, recipe) on a record's FormatRecords; lp_forward_loss on the probe
+// losses of a step's scalars.
 //
 //   LowPrecisionRules lp(config.low_precision, &loss_rules, &sink);
 //   for (const FormatRecord& f : r.formats) lp.Judge(r, f);
@@ -224,6 +225,26 @@ struct LpDelayedWarmupParams : LpRoles {
   }
 };
 
+// The probes of an fp32 run (TrackerOptions::probe): the loss of the same
+// forward pass, at the same weights and batch, as a target computes it
+// ("probe_loss:TARGET") against fp32's ("probe_loss"). Not per role: the
+// probe casts every forward role at once.
+struct LpForwardLossParams {
+  // The target's forward pass costs more than this share of what the
+  // training has gained so far (the first diverging_loss window's mean loss
+  // minus fp32's probe loss): lpsim validate's tolerance for a training
+  // that ends broken (docs/checks.md), applied to the forward pass alone.
+  double max_gain_share = 0.25;
+  // ... in this many consecutive probes (one probe's batch can be an
+  // outlier); a non-finite probe loss counts at once.
+  int probes = 3;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("max_gain_share", p.max_gain_share, 0, kNoLimit);
+    v("probes", p.probes, 1, kNoLimit);
+  }
+};
+
 struct LowPrecisionParams {
   LpUnderflowParams lp_underflow;
   LpOverflowParams lp_overflow;
@@ -234,6 +255,7 @@ struct LowPrecisionParams {
   LpBlockScaleFlushParams lp_block_scale_flush;
   LpStaleScalingParams lp_stale_scaling;
   LpDelayedWarmupParams lp_delayed_warmup;
+  LpForwardLossParams lp_forward_loss;
   template <typename Self, typename F>
   static void Rules(Self& p, F&& f) {
     f("lp_underflow", p.lp_underflow);
@@ -245,6 +267,7 @@ struct LowPrecisionParams {
     f("lp_block_scale_flush", p.lp_block_scale_flush);
     f("lp_stale_scaling", p.lp_stale_scaling);
     f("lp_delayed_warmup", p.lp_delayed_warmup);
+    f("lp_forward_loss", p.lp_forward_loss);
   }
 };
 
@@ -263,6 +286,9 @@ class LowPrecisionRules {
   void Judge(const TensorRecord& r, const FormatRecord& f);
   // After a step's records: the rules judged for the whole step (lp_underflow).
   void EndStep();
+  // The step's scalars, after its loss reached the loss rules: lp_forward_loss
+  // on the probes ("probe_loss" and "probe_loss:TARGET") among them.
+  void ForwardLoss(const std::vector<ScalarRecord>& scalars);
 
  private:
   // lp_underflow's tally of a step: gradients judged, and those that flush
@@ -313,6 +339,7 @@ class LowPrecisionRules {
   std::map<std::string, int> delayed_records_;  // records seen per delayed key
   std::map<std::string, int> snr_streak_;      // consecutive low-SNR records per key
   std::map<std::string, int> centred_streak_;  // consecutive low centred-SNR records per key
+  std::map<std::string, int> forward_streak_;  // consecutive costly probes per target
   double step_grad_rms_ = 0;                    // the largest gradient rms of the step
   std::map<std::string, double> output_grad_rms_;  // the step's activation gradient rms by name
   std::map<std::string, std::string> next_module_;  // activation -> the next activation's module type

@@ -13,7 +13,10 @@
 //      accuracy of fp32, and every tensor record;
 //   2. per built-in training target: the prediction is the first lp_* warning
 //      or error the rules raise on those records judged in the target's
-//      formats (report/target_rewrite.h, as `lpsim check RUN --target T`);
+//      formats (report/target_rewrite.h, as `lpsim check RUN --target T`) and
+//      on the fp32 run's probes of the target (TrackerOptions::probe: every
+//      8 steps the step's loss with weights and activations as the target
+//      stores them; lp_forward_loss);
 //   3. per target: the truth is the same program trained in simulate mode on
 //      the target (every role stored as the target stores it): broken when
 //      the loss becomes non-finite, or ends worse than fp32 by more than
@@ -27,11 +30,13 @@
 //   lpsim_validation mlp_clusters_adam      # one program, per target in full
 //   lpsim_validation --truth earlier.json   # truths from an earlier --json run
 //   lpsim_validation --truth seen.json,fresh.json   # or from several, merged
+//   lpsim_validation --no-probe             # the records' rules alone
+//   lpsim_validation --probe-every 4        # probes every 4 steps (default 8)
 //
 // --truth skips step 3: the simulated truths come from an earlier `--json`
-// output, so tuning a rule costs the fp32 runs only (168 s for 64 programs;
-// the full run of all 80 took 433 s). The truths depend on the corpus and on simulate
-// mode, not on the rules: rerun without --truth when either changes.
+// output, so tuning a rule costs the fp32 runs only (406 s for the 112
+// programs, probes included). The truths depend on the corpus and on
+// simulate mode, not on the rules: rerun without --truth when either changes.
 //
 // The corpus is split in seven groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
@@ -41,10 +46,10 @@
 // (corpus_fresh3.h), written after fresh2 had been used as well; and
 // `fresh4`, Fresh4Programs() (corpus_fresh4.h), written blind to the rules'
 // predictions after fresh3; and `fresh5`, Fresh5Programs()
-// (corpus_fresh5.h), written blind to them after fresh4. tune, holdout,
-// fresh and fresh2 are all seen data now; fresh3, fresh4 and fresh5 are
-// unseen checks (to tune on one would make it seen: add another group). The table reports the whole corpus and each
-// group.
+// (corpus_fresh5.h), written blind to them after fresh4. All but fresh5
+// are seen data now: each judged one change and was then looked at (to
+// tune on fresh5 would make it seen too: add another group). The table
+// reports the whole corpus and each group.
 //
 // One translation unit on purpose: each LibTorch TU costs minutes on a small
 // machine.
@@ -53,6 +58,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -75,6 +81,7 @@
 #include "examples/validation/corpus_fresh4.h"
 #include "examples/validation/corpus_fresh5.h"
 #include "report/target_rewrite.h"
+#include "store/run_db.h"
 #include "tracker/tracker.h"
 
 namespace lpsim::validation {
@@ -110,9 +117,19 @@ struct Curve {
   }
 };
 
-// Trains p; `target` empty: fp32 with tracking (records collected), else
-// simulate mode on that target with tracking reduced to step 0.
-Curve Train(const Program& p, const std::string& target, std::vector<TensorRecord>* records) {
+// The fp32 run probes each target's forward pass every this many steps
+// (TrackerOptions::probe; lp_forward_loss judges the losses).
+int g_probe_every = 8;  // --probe-every
+
+torch::Tensor LossOf(const Program& p, const torch::Tensor& out, const torch::Tensor& y) {
+  return p.loss == Loss::kCe ? nn::functional::cross_entropy(out, y) : nn::functional::mse_loss(out, y);
+}
+
+// Trains p; `target` empty: fp32 with tracking (records collected, and the
+// probes of `probe_targets` into `probes`), else simulate mode on that
+// target with tracking reduced to step 0.
+Curve Train(const Program& p, const std::string& target, std::vector<TensorRecord>* records,
+            const std::vector<std::string>& probe_targets = {}, std::vector<lpsim::ScalarRecord>* probes = nullptr) {
   torch::manual_seed(7);
   const Data data = p.data();
   torch::manual_seed(11);
@@ -137,6 +154,12 @@ Curve Train(const Program& p, const std::string& target, std::vector<TensorRecor
     o.checks = false;
     o.every = 1 << 30;  // the truth needs the training, not the records
   }
+  torch::Tensor probe_x, probe_y;  // the batch of the step in progress
+  if (target.empty() && !probe_targets.empty()) {
+    o.probe = [&] { return LossOf(p, p.forward(*model, probe_x), probe_y); };
+    o.probe_targets = probe_targets;
+    o.probe_every = g_probe_every;
+  }
   Curve c;
   {
     lpsim::Tracker tracker(*model, *opt, o);
@@ -144,9 +167,10 @@ Curve Train(const Program& p, const std::string& target, std::vector<TensorRecor
     for (int s = 0; s < p.steps; ++s) {
       for (auto& g : opt->param_groups()) g.options().set_lr(lpsim::examples::LrAt(p.schedule, p.lr, s, p.steps));
       auto [x, y] = data.At(s);
+      probe_x = x, probe_y = y;
       opt->zero_grad();
       torch::Tensor out = p.forward(*model, x);
-      torch::Tensor loss = p.loss == Loss::kCe ? nn::functional::cross_entropy(out, y) : nn::functional::mse_loss(out, y);
+      torch::Tensor loss = LossOf(p, out, y);
       const double l = loss.item<double>();
       (loss * p.loss_scale).backward();
       tracker.step(loss * p.loss_scale);
@@ -156,6 +180,15 @@ Curve Train(const Program& p, const std::string& target, std::vector<TensorRecor
     }
     g_tracker = nullptr;
     (void)tracker.Close();
+  }
+  if (probes && !o.probe_targets.empty()) {
+    lpsim::StatusOr<std::unique_ptr<lpsim::RunReader>> run = lpsim::RunReader::Open(o.run_dir);
+    if (!run.ok()) throw std::runtime_error("reading the probes of " + p.name + ": " + run.status().message());
+    lpsim::StatusOr<std::vector<lpsim::ScalarRecord>> scalars = (*run)->Scalars();
+    if (!scalars.ok()) throw std::runtime_error("reading the probes of " + p.name + ": " + scalars.status().message());
+    for (lpsim::ScalarRecord& r : *scalars) {
+      if (r.name.rfind("probe_loss", 0) == 0) probes->push_back(std::move(r));
+    }
   }
   return c;
 }
@@ -241,38 +274,42 @@ struct Prediction {
   std::string rule, tensor;
   std::string message;                     // the finding's text (format, recipe, role)
   std::map<std::string, double> evidence;  // and its numbers
+  // The first step of each rule that fired (warnings and errors), to tell
+  // what each rule contributes.
+  std::map<std::string, int64_t> first_by_rule;
 };
 
 // The lp_* rules on the fp32 run's records as the target would store them,
-// with the fp32 run's loss per step (as `lpsim check` reads it from the run).
+// with the fp32 run's loss per step (as `lpsim check` reads it from the run)
+// and its probes of this target (lp_forward_loss). `records` sorted by step.
 Prediction Predict(const std::vector<TensorRecord>& records, const std::vector<double>& loss,
-                   const lpsim::Target& target) {
+                   const std::vector<lpsim::ScalarRecord>& probes, const lpsim::Target& target) {
   lpsim::CheckConfig config = lpsim::CheckConfig::Defaults();
   for (auto& [name, rule] : config.rules) rule.enabled = name.rfind("lp_", 0) == 0;
   lpsim::Checker checker(config);
   lpsim::TargetRewrite rewrite(target);
   Prediction pr;
-  int64_t step = records.empty() ? 0 : records.front().step;
-  auto end = [&](int64_t s) {
+  const std::string mine = "probe_loss:" + target.name;
+  size_t r = 0, q = 0;
+  for (int64_t s = 0; s < static_cast<int64_t>(loss.size()); ++s) {
+    checker.Add(lpsim::ScalarRecord{s, "loss", loss[s]});
+    for (; q < probes.size() && probes[q].step <= s; ++q) {
+      if (probes[q].step == s && (probes[q].name == "probe_loss" || probes[q].name == mine)) checker.Add(probes[q]);
+    }
+    for (; r < records.size() && records[r].step <= s; ++r) {
+      if (records[r].step < s) continue;
+      TensorRecord rec = records[r];
+      rewrite(&rec);
+      checker.Add(rec);
+    }
     for (const Finding& f : checker.EndStep(s)) {
       // lp_delayed_warmup speaks of the recipe's first steps (casts saturate
       // while the amax history fills), not of a training that breaks.
-      if (!pr.fires && f.severity != lpsim::Severity::kInfo && f.rule != "lp_delayed_warmup") {
-        pr = {true, f.step, f.rule, f.tensor, f.message, f.evidence};
-      }
+      if (f.severity == lpsim::Severity::kInfo || f.rule == "lp_delayed_warmup") continue;
+      if (!pr.fires) pr = {true, f.step, f.rule, f.tensor, f.message, f.evidence, {}};
+      pr.first_by_rule.emplace(f.rule, f.step);
     }
-  };
-  auto begin = [&](int64_t s) {
-    if (s >= 0 && static_cast<size_t>(s) < loss.size()) checker.Add(lpsim::ScalarRecord{s, "loss", loss[s]});
-  };
-  if (!records.empty()) begin(step);
-  for (const TensorRecord& r0 : records) {
-    if (r0.step != step) end(step), step = r0.step, begin(step);
-    TensorRecord r = r0;
-    rewrite(&r);
-    checker.Add(r);
   }
-  if (!records.empty()) end(step);
   return pr;
 }
 
@@ -332,7 +369,7 @@ std::string Num(double v, const char* fmt = "%.2f") {
   if (!std::isfinite(v)) return "-";
   char b[32];
   std::snprintf(b, sizeof b, fmt, v);
-  return b;
+  return std::string(b) == "-0" ? "0" : b;  // a median lead of -0.5 rounds to 0
 }
 
 nlohmann::json JsonNum(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
@@ -350,7 +387,7 @@ std::vector<std::string> Split(const std::string& s) {
 int Usage(const char* why) {
   std::fprintf(stderr,
                "lpsim validate: %s\nusage: lpsim validate [--list] [--table] [--json] [--programs a,b] "
-               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [PROGRAM]\n",
+               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [--no-probe] [--probe-every N] [PROGRAM]\n",
                why);
   return 2;
 }
@@ -365,7 +402,7 @@ int Main(int argc, char** argv) {
       if (!names.insert(p.name).second) return Usage(("two programs named '" + p.name + "' in the corpus").c_str());
     }
   }
-  bool json = false, list = false, verbose = false;
+  bool json = false, list = false, verbose = false, probe = true;
   std::vector<std::string> want_programs, want_targets;
   std::string truth_file;
   for (int i = 1; i < argc; ++i) {
@@ -380,6 +417,12 @@ int Main(int argc, char** argv) {
     } else if (a == "--list") {
       list = true;
     } else if (a == "--table") {
+    } else if (a == "--probe-every") {
+      const std::string v = value(a.c_str());
+      g_probe_every = std::atoi(v.c_str());
+      if (g_probe_every < 1) return Usage("--probe-every needs a number of steps >= 1");
+    } else if (a == "--no-probe") {
+      probe = false;  // the records' rules alone (no lp_forward_loss), to compare
     } else if (a == "--programs" || a == "--targets" || a == "--root" || a == "--truth") {
       const std::string v = value(a.c_str());
       if (v.empty()) return Usage((a + " needs a value").c_str());
@@ -448,9 +491,25 @@ int Main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<Cell> cells;
   std::map<std::string, std::pair<double, double>> fp32_final;  // program -> (loss, accuracy)
+  nlohmann::ordered_json fp32_runs = nlohmann::ordered_json::object();  // program -> loss and probes (--json)
   for (const auto& [p, group] : programs) {
     std::vector<TensorRecord> records;
-    const Curve fp32 = Train(p, "", &records);
+    std::vector<lpsim::ScalarRecord> probes;
+    std::vector<std::string> probe_targets;
+    if (probe) {
+      for (const lpsim::Target& t : targets) probe_targets.push_back(t.name);
+    }
+    const Curve fp32 = Train(p, "", &records, probe_targets, &probes);
+    if (json) {
+      nlohmann::ordered_json& run = fp32_runs[p.name];
+      run["loss"] = nlohmann::ordered_json::array();
+      for (double l : fp32.loss) run["loss"].push_back(std::isfinite(l) ? nlohmann::ordered_json(l) : nullptr);
+      run["probes"] = nlohmann::ordered_json::object();
+      for (const lpsim::ScalarRecord& r : probes) {
+        run["probes"][r.name].push_back(
+            {r.step, std::isfinite(r.value) ? nlohmann::ordered_json(r.value) : nlohmann::ordered_json()});
+      }
+    }
     // Stable: within a step the records keep the tracker's order (forward
     // order of the activations, which lp_centred_snr reads).
     std::stable_sort(records.begin(), records.end(),
@@ -463,7 +522,7 @@ int Main(int argc, char** argv) {
       std::printf("\n");
     }
     for (const lpsim::Target& t : targets) {
-      Cell c{p.name, t.name, group, Predict(records, fp32.loss, t),
+      Cell c{p.name, t.name, group, Predict(records, fp32.loss, probes, t),
              truths.empty() ? Judge(fp32, Train(p, t.name, nullptr)) : truths.at({p.name, t.name})};
       if (verbose) {
         std::printf("  %-20s predicted: %s  simulated: %s (loss %.4g)\n", t.name.c_str(),
@@ -522,6 +581,7 @@ int Main(int argc, char** argv) {
                            {"tensor", c.pred.tensor},
                            {"message", c.pred.message},
                            {"evidence", c.pred.evidence},
+                           {"first_step_by_rule", c.pred.first_by_rule},
                            {"broken", c.truth.broken},
                            {"break_step", c.truth.broken ? nlohmann::json(c.truth.step) : nlohmann::json()},
                            {"why", c.truth.why},
@@ -533,6 +593,8 @@ int Main(int argc, char** argv) {
                                                           : NAN)},
                            {"fp32_final_accuracy", JsonNum(fp32_final[c.program].second)}});
     }
+    // The fp32 runs' loss per step and probe losses (for a rule's reader).
+    j["fp32_runs"] = fp32_runs;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }

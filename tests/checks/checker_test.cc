@@ -1305,5 +1305,46 @@ TEST(CheckerIssue10, DeadUnitsWaitForAStallTheDataShow) {
   ASSERT_TRUE(Fired(flat, "dead_relu")) << Dump(flat);
   EXPECT_EQ(First(flat, "dead_relu").step, 19);  // 20 losses for the line
 }
+// lp_forward_loss: a target's probe loss above fp32's by more than a
+// quarter of the gain so far, three probes in a row; each target judged on
+// its own; a non-finite probe at once.
+TEST(Checker, ForwardLossJudgesEachProbeTarget) {
+  Checker c;
+  std::vector<Finding> fired;
+  for (int64_t s = 0; s < 60; ++s) {
+    const double loss = s < 5 ? 2.0 : 1.0;  // first window 2.0, then a gain of 1.0
+    c.Add(ScalarRecord{s, "loss", loss});
+    if (s >= 8 && s % 8 == 0) {
+      c.Add(ScalarRecord{s, "probe_loss", loss});
+      c.Add(ScalarRecord{s, "probe_loss:costly", loss + 0.3});  // 30% of the gain
+      c.Add(ScalarRecord{s, "probe_loss:fine", loss + 0.2});    // 20%
+      c.Add(ScalarRecord{s, "probe_loss:nan", s == 40 ? NAN : loss});
+    }
+    for (Finding& f : c.EndStep(s)) {
+      if (f.rule == "lp_forward_loss") fired.push_back(f);
+    }
+  }
+  ASSERT_EQ(fired.size(), 2u) << Dump(c);
+  EXPECT_EQ(fired[0].tensor, "probe_loss:costly");
+  EXPECT_EQ(fired[0].step, 24);  // the third probe: 8, 16, 24
+  EXPECT_NEAR(fired[0].evidence.at("gain_share"), 0.3, 1e-12);
+  EXPECT_NE(fired[0].message.find("on costly the forward pass alone"), std::string::npos) << fired[0].message;
+  EXPECT_EQ(fired[1].tensor, "probe_loss:nan");
+  EXPECT_EQ(fired[1].step, 40);
+}
+
+// Before the training has gained anything there is nothing to lose: a
+// costly probe at the start is not judged.
+TEST(Checker, ForwardLossWaitsForAGain) {
+  Checker c;
+  for (int64_t s = 0; s < 40; ++s) {
+    c.Add(ScalarRecord{s, "loss", 2.0});
+    c.Add(ScalarRecord{s, "probe_loss", 2.0});
+    c.Add(ScalarRecord{s, "probe_loss:costly", 3.0});
+    c.EndStep(s);
+  }
+  EXPECT_FALSE(Fired(c, "lp_forward_loss")) << Dump(c);
+}
+
 }  // namespace
 }  // namespace lpsim

@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -22,6 +24,7 @@
 
 #include "formats/format.h"
 #include "store/npy.h"
+#include "store/run_db.h"
 
 #ifndef LPSIM_BIN
 #error "LPSIM_BIN must name the lpsim binary (tests/cli/CMakeLists.txt)"
@@ -460,6 +463,36 @@ TEST_F(CliTest, DemoOnAMatrixUnit) {
   EXPECT_EQ(j["simulate"], true);  // --matmul-unit implies --simulate
   ASSERT_EQ(j["losses"].size(), 6u);
   EXPECT_EQ(j["losses"][5].get<double>(), j["final_loss"].get<double>());
+}
+
+// --probe: the loss's forward pass on each target every --probe-every
+// steps, stored as scalars beside the loss.
+TEST_F(CliTest, DemoProbesTargets) {
+  const std::string run = Path("demo_probe");
+  const RunResult r = Run("demo --steps 9 --every 4 --probe b200-nvfp4,tenstorrent-bfp4 --probe-every 4 --json "
+                          "--run-dir " + run);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = ParseJson(r.out);
+  StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(run);
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  std::map<std::string, std::vector<int64_t>> steps;
+  std::map<int64_t, double> fp32;
+  StatusOr<std::vector<ScalarRecord>> scalars = (*reader)->Scalars();
+  ASSERT_TRUE(scalars.ok()) << scalars.status().message();
+  for (const ScalarRecord& s : *scalars) {
+    if (s.name.rfind("probe_loss", 0) == 0) steps[s.name].push_back(s.step);
+    if (s.name == "probe_loss") fp32[s.step] = s.value;
+  }
+  const std::vector<int64_t> expected = {0, 4, 8};
+  EXPECT_EQ(steps["probe_loss"], expected);
+  EXPECT_EQ(steps["probe_loss:b200-nvfp4"], expected);
+  EXPECT_EQ(steps["probe_loss:tenstorrent-bfp4"], expected);
+  EXPECT_EQ(steps.size(), 3u);
+  // The fp32 probe is the training loss of its step (same weights, batch).
+  EXPECT_EQ(fp32[4], j["losses"][4].get<double>());
+  const RunResult bad = Run("demo --steps 4 --probe tpu-v9 --quiet --run-dir " + Path("bad_probe"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("TrackerOptions.probe_targets: unknown target 'tpu-v9'"));
 }
 
 TEST_F(CliTest, DemoBadOptionsAreBadInput) {

@@ -294,6 +294,21 @@ TEST(Target, DelayedRoleKeepsHistory) {
   EXPECT_EQ(q.Quantize(c.data(), 1, 64, {}, out.data(), nullptr), 448.0f / 8.0f);  // max {1, 8}
 }
 
+// Observe feeds the history as a cast would, without casting: the tracker's
+// probes cast every few steps and observe the steps between.
+TEST(Target, DelayedRoleObservesWithoutCasting) {
+  RoleQuantizer q(Get("h100-fp8-delayed").role(TargetRole::kActivation));
+  std::vector<float> a(64, 1.0f), b(64, 8.0f), c(64, 2.0f), out(64);
+  EXPECT_TRUE(q.delayed());
+  q.Observe(a.data(), a.size());
+  q.Observe(b.data(), b.size());
+  EXPECT_EQ(q.Quantize(c.data(), 1, 64, {}, out.data(), nullptr), 448.0f / 8.0f);  // max {1, 8}
+  RoleQuantizer current(Get("h100-fp8-current").role(TargetRole::kActivation));
+  EXPECT_FALSE(current.delayed());
+  current.Observe(b.data(), b.size());  // nothing to keep
+  EXPECT_EQ(current.Quantize(c.data(), 1, 64, {}, out.data(), nullptr), 448.0f / 2.0f);
+}
+
 TEST(Target, RecordRolesMapToTargetRoles) {
   EXPECT_EQ(ToTargetRole(Role::kActivation), TargetRole::kActivation);
   EXPECT_EQ(ToTargetRole(Role::kActivationGrad), TargetRole::kActivationGrad);

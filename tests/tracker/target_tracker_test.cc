@@ -9,7 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "core/target.h"
 #include "formats/integer.h"
@@ -163,6 +166,159 @@ TEST_F(TargetTracker, BadTargetFailsAtConstruction) {
               std::string::npos)
         << e.what();
   }
+}
+
+// --- probes (TrackerOptions::probe) ----------------------------------------------
+
+// The scalars of a run whose name starts with `prefix`, by name then step.
+std::map<std::string, std::map<int64_t, double>> ScalarsOf(const std::string& run_dir, const std::string& prefix) {
+  std::map<std::string, std::map<int64_t, double>> out;
+  StatusOr<std::unique_ptr<RunReader>> r = RunReader::Open(run_dir);
+  if (!r.ok()) {
+    ADD_FAILURE() << r.status().message();
+    return out;
+  }
+  StatusOr<std::vector<ScalarRecord>> all = (*r)->Scalars();
+  if (!all.ok()) {
+    ADD_FAILURE() << all.status().message();
+    return out;
+  }
+  for (const ScalarRecord& s : *all) {
+    if (s.name.rfind(prefix, 0) == 0) out[s.name][s.step] = s.value;
+  }
+  return out;
+}
+
+// A probe at step 0 is the forward pass simulate mode runs at its step 0 on
+// that target (the same casts of the same weights and activations), bit for
+// bit; the fp32 probe is the step's own loss.
+TEST_F(TargetTracker, ProbeIsSimulateModesForwardPass) {
+  const std::vector<std::string> targets = {"h100-fp8-delayed", "b200-nvfp4", "int8-npu", "tenstorrent-bfp4",
+                                            "fp16-npu-ftz"};
+  const torch::Tensor x = torch::randn({16, 8}) * 3, y = torch::randn({16, 4});
+  std::map<std::string, double> simulated;
+  for (const std::string& target : targets) {
+    torch::manual_seed(5);
+    Net net;
+    torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.01));
+    TrackerOptions o;
+    o.run_dir = TempRunDir("sim_" + target);
+    o.simulate = true;
+    o.target = target;
+    Tracker t(net, opt, o);
+    torch::Tensor loss = torch::mse_loss(net.forward(t, x), y);
+    simulated[target] = loss.item<double>();
+    loss.backward();
+    t.step(loss);
+  }
+  torch::manual_seed(5);
+  Net net;
+  torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.01));
+  TrackerOptions o;
+  o.run_dir = TempRunDir("probe");
+  o.probe_targets = targets;
+  o.probe_every = 2;
+  Tracker* tracker = nullptr;
+  o.probe = [&] { return torch::mse_loss(net.forward(*tracker, x), y); };
+  std::vector<double> losses;
+  {
+    Tracker t(net, opt, o);
+    tracker = &t;
+    for (int s = 0; s < 3; ++s) {
+      opt.zero_grad();
+      torch::Tensor loss = torch::mse_loss(net.forward(t, x), y);
+      losses.push_back(loss.item<double>());
+      loss.backward();
+      t.step(loss);
+    }
+    ASSERT_TRUE(t.Close().ok());
+  }
+  const auto probes = ScalarsOf(o.run_dir, "probe_loss");
+  ASSERT_EQ(probes.size(), targets.size() + 1);
+  // Steps 0 and 2 (probe_every 2), each fp32 probe the step's loss.
+  ASSERT_EQ(probes.at("probe_loss").size(), 2u);
+  EXPECT_EQ(probes.at("probe_loss").at(0), losses[0]);
+  EXPECT_EQ(probes.at("probe_loss").at(2), losses[2]);
+  for (const std::string& target : targets) {
+    const double p = probes.at("probe_loss:" + target).at(0);
+    EXPECT_EQ(p, simulated[target]) << target;
+    EXPECT_NE(p, losses[0]) << target << ": the probe cast nothing";
+  }
+}
+
+// A tracker that probes every step trains exactly as one that does not:
+// weights, BatchNorm statistics and dropout's random draws untouched.
+TEST_F(TargetTracker, ProbeLeavesTheTrainingAsItFound) {
+  auto run = [&](bool probe, const std::string& tag) {
+    torch::manual_seed(9);
+    torch::nn::Sequential m(torch::nn::Linear(8, 16), torch::nn::BatchNorm1d(16), torch::nn::Dropout(0.3),
+                            torch::nn::Linear(16, 4));
+    torch::optim::Adam opt(m->parameters(), torch::optim::AdamOptions(1e-2));
+    TrackerOptions o;
+    o.run_dir = TempRunDir(tag);
+    torch::Tensor x, y;
+    Tracker* tracker = nullptr;
+    auto forward = [&] {
+      torch::Tensor h = m[1]->as<torch::nn::BatchNorm1d>()->forward(m[0]->as<torch::nn::Linear>()->forward(x));
+      h = tracker->tap("bn", h, "BatchNorm");
+      return torch::mse_loss(m[3]->as<torch::nn::Linear>()->forward(m[2]->as<torch::nn::Dropout>()->forward(h)), y);
+    };
+    if (probe) {
+      o.probe = forward;
+      o.probe_targets = {"h100-fp8-current", "b200-nvfp4"};
+      o.probe_every = 1;
+    }
+    std::vector<double> losses;
+    Tracker t(*m, opt, o);
+    tracker = &t;
+    for (int s = 0; s < 4; ++s) {
+      x = torch::randn({32, 8}), y = torch::randn({32, 4});
+      opt.zero_grad();
+      torch::Tensor loss = forward();
+      losses.push_back(loss.item<double>());
+      loss.backward();
+      t.step(loss);
+    }
+    std::vector<torch::Tensor> state;
+    for (const torch::Tensor& p : m->parameters()) state.push_back(p.detach().clone());
+    for (const torch::Tensor& b : m->buffers()) state.push_back(b.detach().clone());
+    state.push_back(torch::rand({4}));  // the random state after the run
+    return std::make_pair(losses, state);
+  };
+  const auto [plain_losses, plain] = run(false, "plain");
+  const auto [probed_losses, probed] = run(true, "probed");
+  EXPECT_EQ(plain_losses, probed_losses);
+  ASSERT_EQ(plain.size(), probed.size());
+  for (size_t i = 0; i < plain.size(); ++i) EXPECT_TRUE(torch::equal(plain[i], probed[i])) << "tensor " << i;
+}
+
+TEST_F(TargetTracker, BadProbeSettingsFailAtConstruction) {
+  Net net;
+  torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.01));
+  auto error = [&](TrackerOptions o) -> std::string {
+    o.run_dir = TempRunDir("bad_probe");
+    StatusOr<std::unique_ptr<Tracker>> t = Tracker::Create(net, opt, o);
+    return t.ok() ? "" : t.status().message();
+  };
+  auto probe = [] { return torch::zeros({}); };
+  TrackerOptions o;
+  o.probe_targets = {"b200-nvfp4"};
+  EXPECT_NE(error(o).find("probe_targets is set but TrackerOptions.probe is empty"), std::string::npos) << error(o);
+  o.probe = probe;
+  o.probe_targets = {"tpu-v9"};
+  EXPECT_NE(error(o).find("TrackerOptions.probe_targets: unknown target 'tpu-v9'"), std::string::npos) << error(o);
+  o.probe_targets = {};
+  EXPECT_NE(error(o).find("names no hardware"), std::string::npos) << error(o);
+  o.target = "b200-nvfp4";
+  EXPECT_EQ(error(o), "");  // the run's target is probed
+  o.simulate = true;
+  EXPECT_NE(error(o).find("set simulate = false or leave probe empty"), std::string::npos) << error(o);
+  o.simulate = false;
+  o.probe_every = 0;
+  EXPECT_NE(error(o).find("probe_every must be >= 1"), std::string::npos) << error(o);
+  o.probe_every = 4;
+  o.probe_targets = {"b200-nvfp4", "b200-nvfp4"};
+  EXPECT_NE(error(o).find("names 'b200-nvfp4' twice"), std::string::npos) << error(o);
 }
 
 }  // namespace

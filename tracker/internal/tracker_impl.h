@@ -46,6 +46,8 @@ class Tracker::Impl {
   // The matrix unit of simulate mode (TrackerOptions::matmul_unit or the
   // target's) with the role formats, validated; null when there is none.
   Status ResolveUnit();
+  // TrackerOptions::probe and probe_targets, validated; the probe targets loaded.
+  Status ResolveProbes();
   // The formats JudgeFormats::kByRole judges per role (see there).
   std::map<Role, std::string> DefaultJudgeFormats() const;
   torch::Tensor Tap(const std::string& name, const torch::Tensor& x,
@@ -100,6 +102,18 @@ class Tracker::Impl {
                           const torch::Tensor& x);
   // Simulate mode with a target: x as the target stores `role`.
   torch::Tensor SimulateRole(TargetRole role, const std::string& key, const torch::Tensor& x);
+  // Per tensor key, the state of a role's casts (a delayed recipe's history).
+  using Quantizers = std::unordered_map<std::string, std::unique_ptr<RoleQuantizer>>;
+  // x as `spec` stores it, with the quantizer of `key` in `quantizers`.
+  torch::Tensor CastAsRole(const RoleSpec& spec, const std::string& key, Quantizers* quantizers,
+                           const torch::Tensor& x);
+  // TrackerOptions::probe at this step: the losses as is and on each probe
+  // target, as scalars (tracker_probe.cc).
+  void Probe();
+  // Between probes: x (a tap's activation or a weight) reaches the amax
+  // history of each probe target that keeps `role` with a delayed recipe,
+  // as the target's casts at every step would.
+  void ObserveForProbes(TargetRole role, const std::string& key, const torch::Tensor& x);
   std::vector<std::pair<const char*, torch::Tensor>> OptimizerState(const Param& p);
   float GlobalAmax(const torch::Tensor& x);
   static bool AllFinite(const torch::Tensor& t);
@@ -140,7 +154,14 @@ class Tracker::Impl {
   c10::intrusive_ptr<UnitGemms> unit_gemms_;  // simulate mode with a matrix unit
   std::vector<UnitLayer*> unit_layers_;        // the layers given unit_gemms_
   std::set<Role> explicit_scaling_;  // roles whose recipe TrackerOptions.role_scaling set
-  std::unordered_map<std::string, std::unique_ptr<RoleQuantizer>> sim_roles_;  // simulate + target
+  Quantizers sim_roles_;  // simulate + target
+  // A target of TrackerOptions::probe_targets and its casts' state.
+  struct ProbeTarget {
+    Target target;
+    Quantizers quantizers;
+  };
+  std::vector<ProbeTarget> probes_;
+  ProbeTarget* probing_ = nullptr;  // the probe in progress: Tap casts for it
   std::unordered_map<std::string, bool> selected_;             // name -> include/exclude verdict
   std::vector<std::string> notes_;
   std::set<std::string> noted_;

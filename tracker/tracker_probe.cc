@@ -1,0 +1,75 @@
+// Probes (TrackerOptions::probe): the loss of this step's forward pass as
+// each probe target would compute it, at this step's weights and batch. Part
+// of tracker.cc's Impl (tracker/internal/tracker_impl.h).
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+
+#include "tracker/internal/tracker_impl.h"
+
+namespace lpsim {
+
+void Tracker::Impl::Probe() {
+  torch::NoGradGuard no_grad;
+  auto gen = at::detail::getDefaultCPUGenerator();
+  torch::Tensor rng;
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    rng = gen.get_state();
+  }
+  // What a forward pass changes: the buffers (BatchNorm's running
+  // statistics, its batch count) and the random state; the weights are
+  // swapped for their casts below.
+  std::vector<torch::Tensor> buffers = model_.buffers(), buffers_before;
+  for (const torch::Tensor& b : buffers) buffers_before.push_back(b.detach().clone());
+  std::vector<torch::Tensor> weights_before;
+  for (const Param& p : params_) weights_before.push_back(p.tensor.detach().clone());
+  auto restore = [&] {
+    probing_ = nullptr;
+    for (size_t i = 0; i < params_.size(); ++i) params_[i].tensor.copy_(weights_before[i]);
+    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(buffers_before[i]);
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(rng);
+  };
+  auto loss = [&]() -> double {
+    double v = NAN;
+    try {
+      const torch::Tensor l = opt_.probe();
+      if (l.defined() && l.numel() == 1) v = l.detach().item<double>();
+    } catch (...) {
+      restore();
+      throw;
+    }
+    restore();
+    return v;
+  };
+  AddScalar(ScalarRecord{step_, "probe_loss", loss()});
+  for (ProbeTarget& t : probes_) {
+    const RoleSpec& weights = t.target.role(TargetRole::kWeight);
+    for (Param& p : params_) {
+      if (p.tensor.scalar_type() != torch::kFloat) continue;
+      p.tensor.copy_(CastAsRole(weights, "weight:" + p.name, &t.quantizers, p.tensor));
+    }
+    probing_ = &t;
+    AddScalar(ScalarRecord{step_, "probe_loss:" + t.target.name, loss()});
+  }
+}
+
+void Tracker::Impl::ObserveForProbes(TargetRole role, const std::string& key, const torch::Tensor& x) {
+  torch::Tensor f;
+  for (ProbeTarget& t : probes_) {
+    const RoleSpec& spec = t.target.role(role);
+    if (spec.storage != RoleSpec::Storage::kFloat || spec.scaling.kind != Scaling::Kind::kDelayed) continue;
+    if (!f.defined()) f = x.detach().to(torch::kFloat).contiguous();
+    RoleQuantizer* q;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      std::unique_ptr<RoleQuantizer>& slot = t.quantizers[key];
+      if (!slot) slot = std::make_unique<RoleQuantizer>(spec);
+      q = slot.get();
+    }
+    q->Observe(f.data_ptr<float>(), static_cast<size_t>(f.numel()), opt_.threads);
+  }
+}
+
+}  // namespace lpsim
