@@ -85,8 +85,8 @@ void Tracker::Impl::Record(const std::string& name, Role role, const torch::Tens
 torch::Tensor Tracker::Impl::Tap(const std::string& name, const torch::Tensor& x,
                                  const std::string& module_type) {
   if (!x.defined()) return x;
-  if (probing_) {  // a probe's forward pass: the activation as the probe target stores it
-    if (!x.is_floating_point() || !x.device().is_cpu()) return x;
+  if (in_probe_) {  // a probe's forward pass: nothing recorded; as the probe target (if any) stores it
+    if (!probing_ || !x.is_floating_point() || !x.device().is_cpu()) return x;
     return CastAsRole(probing_->target.role(TargetRole::kActivation), "activation:" + name,
                       &probing_->quantizers, x);
   }

@@ -138,8 +138,9 @@ struct TrackerOptions {
   // once as is and once per target in probe_targets (empty: `target`), with
   // weights and the activations at taps as that target stores them (format,
   // scaling, rounding, subnormals, saturation; a delayed recipe's amax
-  // history holds the probes' amaxes; matrix units are not simulated). Each
-  // call runs without gradients, before the update, and leaves the run as
+  // history follows every step: the probes' casts, and between probes the
+  // tensors' amax; matrix units are not simulated). Each call runs without
+  // gradients, before the update, records nothing, and leaves the run as
   // it found it: weights, the modules' buffers (BatchNorm statistics) and
   // the CPU random state (so dropout draws the same masks in every call and
   // in training). The losses become the scalars "probe_loss" and

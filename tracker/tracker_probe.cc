@@ -33,13 +33,16 @@ void Tracker::Impl::Probe() {
   };
   auto loss = [&]() -> double {
     double v = NAN;
+    in_probe_ = true;
     try {
       const torch::Tensor l = opt_.probe();
       if (l.defined() && l.numel() == 1) v = l.detach().item<double>();
     } catch (...) {
+      in_probe_ = false;
       restore();
       throw;
     }
+    in_probe_ = false;
     restore();
     return v;
   };

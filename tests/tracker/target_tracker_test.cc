@@ -279,6 +279,10 @@ TEST_F(TargetTracker, ProbeLeavesTheTrainingAsItFound) {
       loss.backward();
       t.step(loss);
     }
+    // The probe records nothing: the last tracked step has the same records.
+    std::vector<std::string> records;
+    for (const TensorRecord& r : t.last_records()) records.push_back(ToString(r.role) + ":" + r.name);
+    losses.push_back(static_cast<double>(records.size()));
     std::vector<torch::Tensor> state;
     for (const torch::Tensor& p : m->parameters()) state.push_back(p.detach().clone());
     for (const torch::Tensor& b : m->buffers()) state.push_back(b.detach().clone());

@@ -161,7 +161,8 @@ class Tracker::Impl {
     Quantizers quantizers;
   };
   std::vector<ProbeTarget> probes_;
-  ProbeTarget* probing_ = nullptr;  // the probe in progress: Tap casts for it
+  bool in_probe_ = false;           // Probe() runs: taps record nothing
+  ProbeTarget* probing_ = nullptr;  // the probe target in progress: Tap casts for it
   std::unordered_map<std::string, bool> selected_;             // name -> include/exclude verdict
   std::vector<std::string> notes_;
   std::set<std::string> noted_;
