@@ -87,12 +87,12 @@ torch::Tensor Tracker::Impl::Tap(const std::string& name, const torch::Tensor& x
   if (!x.defined()) return x;
   if (in_probe_) {  // a probe's forward pass: nothing recorded; as the probe target (if any) stores it
     if (!probing_ || !x.is_floating_point() || !x.device().is_cpu()) return x;
-    return CastAsRole(probing_->target.role(TargetRole::kActivation), "activation:" + name,
+    return CastAsRole(probing_->target.role(TargetRole::kActivation), RoleKey(TargetRole::kActivation, name),
                       &probing_->quantizers, x);
   }
   // A probe step's own casts feed the histories; the steps between observe.
   if (!probes_.empty() && step_ % opt_.probe_every != 0 && x.is_floating_point() && x.device().is_cpu()) {
-    ObserveForProbes(TargetRole::kActivation, "activation:" + name, x);
+    ObserveForProbes(TargetRole::kActivation, RoleKey(TargetRole::kActivation, name), x);
   }
   const bool tracking = Tracking();
   if (tracking) Record(name, Role::kActivation, x, module_type);

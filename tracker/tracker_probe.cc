@@ -24,14 +24,18 @@ void Tracker::Impl::Probe() {
   for (const torch::Tensor& b : buffers) buffers_before.push_back(b.detach().clone());
   std::vector<torch::Tensor> weights_before;
   for (const Param& p : params_) weights_before.push_back(p.tensor.detach().clone());
-  auto restore = [&] {
+  auto restore = [&](bool weights) {
     probing_ = nullptr;
-    for (size_t i = 0; i < params_.size(); ++i) params_[i].tensor.copy_(weights_before[i]);
+    if (weights) {
+      for (size_t i = 0; i < params_.size(); ++i) params_[i].tensor.copy_(weights_before[i]);
+    }
     for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(buffers_before[i]);
     std::lock_guard<std::mutex> lock(gen.mutex());
     gen.set_state(rng);
   };
+  // One call on the probe target in progress (probing_; null: as is).
   auto loss = [&]() -> double {
+    const bool cast = probing_ != nullptr;
     double v = NAN;
     in_probe_ = true;
     try {
@@ -39,11 +43,11 @@ void Tracker::Impl::Probe() {
       if (l.defined() && l.numel() == 1) v = l.detach().item<double>();
     } catch (...) {
       in_probe_ = false;
-      restore();
+      restore(cast);
       throw;
     }
     in_probe_ = false;
-    restore();
+    restore(cast);  // the call as is leaves the weights as they were
     return v;
   };
   AddScalar(ScalarRecord{step_, "probe_loss", loss()});
@@ -51,7 +55,7 @@ void Tracker::Impl::Probe() {
     const RoleSpec& weights = t.target.role(TargetRole::kWeight);
     for (Param& p : params_) {
       if (p.tensor.scalar_type() != torch::kFloat) continue;
-      p.tensor.copy_(CastAsRole(weights, "weight:" + p.name, &t.quantizers, p.tensor));
+      p.tensor.copy_(CastAsRole(weights, RoleKey(TargetRole::kWeight, p.name), &t.quantizers, p.tensor));
     }
     probing_ = &t;
     AddScalar(ScalarRecord{step_, "probe_loss:" + t.target.name, loss()});

@@ -69,7 +69,7 @@ torch::Tensor Tracker::Impl::FakeQuant(const Format& f_in, const std::string& ke
 
 torch::Tensor Tracker::Impl::SimulateRole(TargetRole role, const std::string& key,
                                           const torch::Tensor& x_in) {
-  return CastAsRole(target_->role(role), std::string(ToString(role)) + ":" + key, &sim_roles_, x_in);
+  return CastAsRole(target_->role(role), RoleKey(role, key), &sim_roles_, x_in);
 }
 
 torch::Tensor Tracker::Impl::CastAsRole(const RoleSpec& spec, const std::string& key, Quantizers* quantizers,

@@ -93,7 +93,8 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
     Probe();  // before the update: this step's weights
   } else if (!probes_.empty()) {
     for (const Param& p : params_) {
-      if (p.tensor.scalar_type() == torch::kFloat) ObserveForProbes(TargetRole::kWeight, "weight:" + p.name, p.tensor);
+      if (p.tensor.scalar_type() != torch::kFloat) continue;
+      ObserveForProbes(TargetRole::kWeight, RoleKey(TargetRole::kWeight, p.name), p.tensor);
     }
   }
   if (!optimizer_.param_groups().empty()) {

@@ -156,7 +156,9 @@ Curve Train(const Program& p, const std::string& target, std::vector<TensorRecor
   }
   torch::Tensor probe_x, probe_y;  // the batch of the step in progress
   if (target.empty() && !probe_targets.empty()) {
-    o.probe = [&] { return LossOf(p, p.forward(*model, probe_x), probe_y); };
+    // The loss as training backpropagates and records it (with the
+    // program's loss scale: lp_forward_loss compares it with "loss").
+    o.probe = [&] { return LossOf(p, p.forward(*model, probe_x), probe_y) * p.loss_scale; };
     o.probe_targets = probe_targets;
     o.probe_every = g_probe_every;
   }

@@ -107,6 +107,11 @@ class Tracker::Impl {
   // x as `spec` stores it, with the quantizer of `key` in `quantizers`.
   torch::Tensor CastAsRole(const RoleSpec& spec, const std::string& key, Quantizers* quantizers,
                            const torch::Tensor& x);
+  // A role's quantizer key for tensor `name` ("activation:fc1"): simulate
+  // mode's and the probes' casts keep their state under it.
+  static std::string RoleKey(TargetRole role, const std::string& name) {
+    return std::string(ToString(role)) + ":" + name;
+  }
   // TrackerOptions::probe at this step: the losses as is and on each probe
   // target, as scalars (tracker_probe.cc).
   void Probe();
