@@ -3,10 +3,12 @@
 // on the hardware?
 //
 // For every program of the corpus (corpus.h, corpus_fresh.h, corpus_fresh2.h,
-// corpus_fresh3.h, corpus_fresh4.h, corpus_fresh5.h: MLPs, CNNs, small
+// corpus_fresh3.h, corpus_fresh4.h, corpus_fresh5.h, corpus_fresh6.h: MLPs, CNNs, small
 // transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
 // Conv1d nets, gated recurrent nets, an LSTM, SwiGLU units, DeepSets, a
-// mixture of experts, HMMs, a graph convolutional network; Adam,
+// mixture of experts, HMMs, a graph convolutional network, depthwise-
+// separable and squeeze-and-excitation CNNs, a gated TCN, a highway net,
+// Perceiver latents, an RBF network; Adam,
 // AdamW, SGD, RMSprop; warm-up and decay; dropout, weight decay, BatchNorm,
 // LayerNorm; planted breakers and programs that train fine):
 //   1. train once in fp32 with a Tracker (default options): the loss and
@@ -38,17 +40,19 @@
 // programs, probes included). The truths depend on the corpus and on
 // simulate mode, not on the rules: rerun without --truth when either changes.
 //
-// The corpus is split in seven groups: Programs() (corpus.h) in two halves,
+// The corpus is split in eight groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
 // (corpus_fresh.h), written after the rules' thresholds were set;
 // `fresh2`, Fresh2Programs() (corpus_fresh2.h), written after fresh, too,
 // had been used to change the rules; and `fresh3`, Fresh3Programs()
 // (corpus_fresh3.h), written after fresh2 had been used as well; and
 // `fresh4`, Fresh4Programs() (corpus_fresh4.h), written blind to the rules'
-// predictions after fresh3; and `fresh5`, Fresh5Programs()
-// (corpus_fresh5.h), written blind to them after fresh4. All but fresh5
-// are seen data now: each judged one change and was then looked at (to
-// tune on fresh5 would make it seen too: add another group). The table
+// predictions after fresh3; `fresh5`, Fresh5Programs()
+// (corpus_fresh5.h), written blind to them after fresh4; and `fresh6`,
+// Fresh6Programs() (corpus_fresh6.h), written blind to them after fresh5.
+// All but fresh5 and fresh6 are seen data now: each judged one change and
+// was then looked at (to tune on fresh5 or fresh6 would make it seen too:
+// add another group). The table
 // reports the whole corpus and each group.
 //
 // One translation unit on purpose: each LibTorch TU costs minutes on a small
@@ -80,6 +84,7 @@
 #include "examples/validation/corpus_fresh3.h"
 #include "examples/validation/corpus_fresh4.h"
 #include "examples/validation/corpus_fresh5.h"
+#include "examples/validation/corpus_fresh6.h"
 #include "report/target_rewrite.h"
 #include "store/run_db.h"
 #include "tracker/tracker.h"
@@ -318,16 +323,17 @@ Prediction Predict(const std::vector<TensorRecord>& records, const std::vector<d
 // Which group of the corpus a program belongs to: each is a column of the
 // table and an object of the JSON, in this order. A new group is a value
 // here, its name in kGroupNames and its programs in Corpus().
-enum class Group { kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5 };
-constexpr std::array<const char*, 7> kGroupNames = {"tune",   "holdout", "fresh", "fresh2",
-                                                     "fresh3", "fresh4",  "fresh5"};
+enum class Group { kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5, kFresh6 };
+constexpr std::array<const char*, 8> kGroupNames = {"tune",   "holdout", "fresh",  "fresh2",
+                                                     "fresh3", "fresh4",  "fresh5", "fresh6"};
 constexpr size_t kGroups = kGroupNames.size();
 
 const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
 
 // Programs() split by position (even: tune, odd: holdout), then
-// FreshPrograms(), Fresh2Programs(), Fresh3Programs(), Fresh4Programs() and
-// Fresh5Programs(): the whole corpus in the order --list shows it.
+// FreshPrograms(), Fresh2Programs(), Fresh3Programs(), Fresh4Programs(),
+// Fresh5Programs() and Fresh6Programs(): the whole corpus in the order
+// --list shows it.
 std::vector<std::pair<Program, Group>> Corpus() {
   std::vector<std::pair<Program, Group>> out;
   std::vector<Program> seen = Programs();
@@ -337,6 +343,7 @@ std::vector<std::pair<Program, Group>> Corpus() {
   for (Program& p : Fresh3Programs()) out.push_back({std::move(p), Group::kFresh3});
   for (Program& p : Fresh4Programs()) out.push_back({std::move(p), Group::kFresh4});
   for (Program& p : Fresh5Programs()) out.push_back({std::move(p), Group::kFresh5});
+  for (Program& p : Fresh6Programs()) out.push_back({std::move(p), Group::kFresh6});
   return out;
 }
 
