@@ -161,9 +161,9 @@ Curve Train(const Program& p, const std::string& target, std::vector<TensorRecor
   }
   torch::Tensor probe_x, probe_y;  // the batch of the step in progress
   if (target.empty() && !probe_targets.empty()) {
-    // The loss as training backpropagates and records it (with the
-    // program's loss scale: lp_forward_loss compares it with "loss").
-    o.probe = [&] { return LossOf(p, p.forward(*model, probe_x), probe_y) * p.loss_scale; };
+    // Unscaled, as the loss Predict judges (Curve::loss): lp_forward_loss
+    // compares the two.
+    o.probe = [&] { return LossOf(p, p.forward(*model, probe_x), probe_y); };
     o.probe_targets = probe_targets;
     o.probe_every = g_probe_every;
   }
