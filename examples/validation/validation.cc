@@ -36,7 +36,7 @@
 //   lpsim_validation --probe-every 4        # probes every 4 steps (default 8)
 //
 // --truth skips step 3: the simulated truths come from an earlier `--json`
-// output, so tuning a rule costs the fp32 runs only (406 s for the 112
+// output, so tuning a rule costs the fp32 runs only (420 s for the 128
 // programs, probes included). The truths depend on the corpus and on
 // simulate mode, not on the rules: rerun without --truth when either changes.
 //
@@ -50,10 +50,10 @@
 // predictions after fresh3; `fresh5`, Fresh5Programs()
 // (corpus_fresh5.h), written blind to them after fresh4; and `fresh6`,
 // Fresh6Programs() (corpus_fresh6.h), written blind to them after fresh5.
-// All but fresh5 and fresh6 are seen data now: each judged one change and
-// was then looked at (to tune on fresh5 or fresh6 would make it seen too:
-// add another group). The table
-// reports the whole corpus and each group.
+// All are seen data now: each judged one change (fresh6 measured the rules
+// out of sample and judged a gradient probe that did not land) and was
+// then looked at. To judge the next change, write another group blind. The
+// table reports the whole corpus and each group.
 //
 // One translation unit on purpose: each LibTorch TU costs minutes on a small
 // machine.
