@@ -63,9 +63,9 @@ float RoleQuantizer::Quantize(const float* in, size_t rows, size_t cols, const O
   return scale;
 }
 
-void RoleQuantizer::Observe(const float* in, size_t n, int threads) {
-  if (!delayed_ || spec_.scaling.kind != Scaling::Kind::kDelayed) return;
-  delayed_->Update(simd::Amax(in, n, threads));
+void RoleQuantizer::Observe(float amax) {
+  if (!delayed_) return;
+  delayed_->Update(amax);
   first_ = false;
 }
 

@@ -36,11 +36,12 @@ class RoleQuantizer {
   // for reports. `out` may equal `in`.
   float Quantize(const float* in, size_t rows, size_t cols, const Options& opt, float* out,
                  CastCounts* counts);
-  // A delayed recipe's history takes the amax of in[0, n) as a cast of it
-  // would (the first one sets the first scale); nothing for other recipes.
-  // For a cast that is simulated less often than the tensor is made (the
-  // tracker's probes), so the history still follows every step.
-  void Observe(const float* in, size_t n, int threads = 1);
+  // A delayed recipe's history takes `amax` (a tensor's largest magnitude)
+  // as a cast of that tensor would (the first one sets the first scale);
+  // nothing for other recipes. For a cast that is simulated less often than
+  // the tensor is made (the tracker's probes), so the history still follows
+  // every step.
+  void Observe(float amax);
   bool delayed() const { return delayed_ != nullptr; }
   const RoleSpec& spec() const { return spec_; }
 

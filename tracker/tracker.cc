@@ -91,7 +91,7 @@ torch::Tensor Tracker::Impl::Tap(const std::string& name, const torch::Tensor& x
                       &probing_->quantizers, x);
   }
   // A probe step's own casts feed the histories; the steps between observe.
-  if (!probes_.empty() && step_ % opt_.probe_every != 0 && x.is_floating_point() && x.device().is_cpu()) {
+  if (!probes_.empty() && !ProbeStep() && x.is_floating_point() && x.device().is_cpu()) {
     ObserveForProbes(TargetRole::kActivation, RoleKey(TargetRole::kActivation, name), x);
   }
   const bool tracking = Tracking();

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "simd/scaling.h"
 #include "tracker/internal/tracker_impl.h"
 
 namespace lpsim {
@@ -63,19 +64,15 @@ void Tracker::Impl::Probe() {
 }
 
 void Tracker::Impl::ObserveForProbes(TargetRole role, const std::string& key, const torch::Tensor& x) {
-  torch::Tensor f;
+  float amax = -1;  // one pass over x, shared by every target that keeps a history
   for (ProbeTarget& t : probes_) {
     const RoleSpec& spec = t.target.role(role);
     if (spec.storage != RoleSpec::Storage::kFloat || spec.scaling.kind != Scaling::Kind::kDelayed) continue;
-    if (!f.defined()) f = x.detach().to(torch::kFloat).contiguous();
-    RoleQuantizer* q;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      std::unique_ptr<RoleQuantizer>& slot = t.quantizers[key];
-      if (!slot) slot = std::make_unique<RoleQuantizer>(spec);
-      q = slot.get();
+    if (amax < 0) {
+      const torch::Tensor f = x.detach().to(torch::kFloat).contiguous();
+      amax = simd::Amax(f.data_ptr<float>(), static_cast<size_t>(f.numel()), opt_.threads);
     }
-    q->Observe(f.data_ptr<float>(), static_cast<size_t>(f.numel()), opt_.threads);
+    QuantizerFor(spec, key, &t.quantizers)->Observe(amax);
   }
 }
 

@@ -72,6 +72,13 @@ torch::Tensor Tracker::Impl::SimulateRole(TargetRole role, const std::string& ke
   return CastAsRole(target_->role(role), RoleKey(role, key), &sim_roles_, x_in);
 }
 
+RoleQuantizer* Tracker::Impl::QuantizerFor(const RoleSpec& spec, const std::string& key, Quantizers* quantizers) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_ptr<RoleQuantizer>& slot = (*quantizers)[key];
+  if (!slot) slot = std::make_unique<RoleQuantizer>(spec);
+  return slot.get();
+}
+
 torch::Tensor Tracker::Impl::CastAsRole(const RoleSpec& spec, const std::string& key, Quantizers* quantizers,
                                         const torch::Tensor& x_in) {
   if (spec.storage == RoleSpec::Storage::kFloat && spec.format.name() == "fp32" &&
@@ -80,13 +87,7 @@ torch::Tensor Tracker::Impl::CastAsRole(const RoleSpec& spec, const std::string&
   }
   torch::Tensor x = x_in.detach().to(torch::kFloat).contiguous();
   torch::Tensor out = torch::empty_like(x);
-  RoleQuantizer* q;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::unique_ptr<RoleQuantizer>& slot = (*quantizers)[key];
-    if (!slot) slot = std::make_unique<RoleQuantizer>(spec);
-    q = slot.get();
-  }
+  RoleQuantizer* q = QuantizerFor(spec, key, quantizers);
   const std::pair<size_t, size_t> shape = RoleMatrixShape(spec, x.sizes().vec());
   RoleQuantizer::Options o;
   o.threads = opt_.threads;

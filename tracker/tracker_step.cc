@@ -89,7 +89,7 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
   }
 
   AddScalar(ScalarRecord{step_, "loss", loss_value});
-  if (opt_.probe && step_ % opt_.probe_every == 0) {
+  if (ProbeStep()) {
     Probe();  // before the update: this step's weights
   } else if (!probes_.empty()) {
     for (const Param& p : params_) {

@@ -300,12 +300,12 @@ TEST(Target, DelayedRoleObservesWithoutCasting) {
   RoleQuantizer q(Get("h100-fp8-delayed").role(TargetRole::kActivation));
   std::vector<float> a(64, 1.0f), b(64, 8.0f), c(64, 2.0f), out(64);
   EXPECT_TRUE(q.delayed());
-  q.Observe(a.data(), a.size());
-  q.Observe(b.data(), b.size());
+  q.Observe(1.0f);  // a's amax
+  q.Observe(8.0f);  // b's
   EXPECT_EQ(q.Quantize(c.data(), 1, 64, {}, out.data(), nullptr), 448.0f / 8.0f);  // max {1, 8}
   RoleQuantizer current(Get("h100-fp8-current").role(TargetRole::kActivation));
   EXPECT_FALSE(current.delayed());
-  current.Observe(b.data(), b.size());  // nothing to keep
+  current.Observe(8.0f);  // nothing to keep
   EXPECT_EQ(current.Quantize(c.data(), 1, 64, {}, out.data(), nullptr), 448.0f / 2.0f);
 }
 

@@ -104,6 +104,8 @@ class Tracker::Impl {
   torch::Tensor SimulateRole(TargetRole role, const std::string& key, const torch::Tensor& x);
   // Per tensor key, the state of a role's casts (a delayed recipe's history).
   using Quantizers = std::unordered_map<std::string, std::unique_ptr<RoleQuantizer>>;
+  // The quantizer of `key` in `quantizers`, made for `spec` on first use.
+  RoleQuantizer* QuantizerFor(const RoleSpec& spec, const std::string& key, Quantizers* quantizers);
   // x as `spec` stores it, with the quantizer of `key` in `quantizers`.
   torch::Tensor CastAsRole(const RoleSpec& spec, const std::string& key, Quantizers* quantizers,
                            const torch::Tensor& x);
@@ -112,6 +114,8 @@ class Tracker::Impl {
   static std::string RoleKey(TargetRole role, const std::string& name) {
     return std::string(ToString(role)) + ":" + name;
   }
+  // Whether this step is probed (TrackerOptions::probe, probe_every).
+  bool ProbeStep() const { return !probes_.empty() && step_ % opt_.probe_every == 0; }
   // TrackerOptions::probe at this step: the losses as is and on each probe
   // target, as scalars (tracker_probe.cc).
   void Probe();
