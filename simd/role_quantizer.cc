@@ -15,6 +15,10 @@ RoleQuantizer::RoleQuantizer(const RoleSpec& spec) : spec_(spec) {
   }
 }
 
+RoleQuantizer::RoleQuantizer(const RoleQuantizer& other) : spec_(other.spec_), first_(other.first_) {
+  if (other.delayed_) delayed_ = std::make_unique<DelayedScaler>(*other.delayed_);
+}
+
 float RoleQuantizer::Quantize(const float* in, size_t rows, size_t cols, const Options& opt,
                               float* out, CastCounts* counts) {
   const size_t n = rows * cols;

@@ -27,6 +27,10 @@ namespace lpsim {
 class RoleQuantizer {
  public:
   explicit RoleQuantizer(const RoleSpec& spec);
+  // A copy continues from the same history; the two then evolve apart (the
+  // tracker's rollouts train on a copy of a probe target's casts).
+  RoleQuantizer(const RoleQuantizer& other);
+  RoleQuantizer& operator=(const RoleQuantizer&) = delete;
   struct Options {
     uint64_t seed = 0;
     uint64_t index_offset = 0;

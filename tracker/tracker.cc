@@ -85,10 +85,20 @@ void Tracker::Impl::Record(const std::string& name, Role role, const torch::Tens
 torch::Tensor Tracker::Impl::Tap(const std::string& name, const torch::Tensor& x,
                                  const std::string& module_type) {
   if (!x.defined()) return x;
-  if (in_probe_) {  // a probe's forward pass: nothing recorded; as the probe target (if any) stores it
+  if (in_probe_) {  // a probe's or rollout's pass: nothing recorded; as the probe target (if any) stores it
     if (!probing_ || !x.is_floating_point() || !x.device().is_cpu()) return x;
-    return CastAsRole(probing_->target.role(TargetRole::kActivation), RoleKey(TargetRole::kActivation, name),
-                      &probing_->quantizers, x);
+    ProbeTarget* t = probing_;
+    torch::Tensor q =
+        CastAsRole(t->target.role(TargetRole::kActivation), RoleKey(TargetRole::kActivation, name), &t->quantizers, x);
+    if (!x.requires_grad()) return q;  // a probe: no gradients
+    // A rollout trains as simulate mode does: straight-through, the
+    // gradient as the target stores it.
+    torch::Tensor y = x + (q - x).detach();
+    y.register_hook([this, t, name](torch::Tensor grad) -> torch::Tensor {
+      return CastAsRole(t->target.role(TargetRole::kActivationGrad), RoleKey(TargetRole::kActivationGrad, name),
+                        &t->quantizers, grad);
+    });
+    return y;
   }
   // A probe step's own casts feed the histories; the steps between observe.
   if (!probes_.empty() && !ProbeStep() && x.is_floating_point() && x.device().is_cpu()) {

@@ -149,6 +149,25 @@ struct TrackerOptions {
   std::function<torch::Tensor()> probe;
   std::vector<std::string> probe_targets;
   int probe_every = 8;
+  // Rollouts: the probe trained, not only evaluated. Every
+  // probe_rollout_every steps (a multiple of probe_every), step() trains a
+  // copy of this step's weights and optimizer state for probe_rollout steps
+  // on this step's batch (probe's loss times probe_loss_scale, the
+  // training's static loss scale, backpropagated; the optimizer's step()
+  // at this step's learning rate), once in fp32 and once per probe target
+  // as simulate mode trains on it: weights, activations at taps, their
+  // gradients, weight gradients, optimizer state and master weights as the
+  // target stores them, an update whose cast gradients are not finite
+  // skipped. Then probe's loss at the weights reached becomes the scalars
+  // "rollout_loss" and "rollout_loss:TARGET", which lp_rollout judges
+  // against the step's "probe_loss" (docs/checks.md). Costs probe_rollout
+  // forward and backward passes per target and rollout. The run is left as
+  // found: weights, gradients, optimizer state, buffers, the random state
+  // and the probe targets' amax histories. The optimizer's step() must work
+  // without a closure (not LBFGS). 0: no rollouts.
+  int probe_rollout = 0;
+  int probe_rollout_every = 16;
+  double probe_loss_scale = 1;
   // Simulate mode: the matrix-multiply unit (mmu/unit.h, docs/mmu.md: "h100",
   // "b200", ...) that lpsim::Linear and lpsim::Conv2d (tracker/layers.h) run
   // their forward and both backward products on, with the activation, weight

@@ -1,9 +1,12 @@
 // Probes (TrackerOptions::probe): the loss of this step's forward pass as
-// each probe target would compute it, at this step's weights and batch. Part
-// of tracker.cc's Impl (tracker/internal/tracker_impl.h).
+// each probe target would compute it, at this step's weights and batch; and
+// rollouts (TrackerOptions::probe_rollout): the loss after a few training
+// steps from here on each target. Part of tracker.cc's Impl
+// (tracker/internal/tracker_impl.h).
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "simd/scaling.h"
 #include "tracker/internal/tracker_impl.h"
@@ -61,6 +64,153 @@ void Tracker::Impl::Probe() {
     probing_ = &t;
     AddScalar(ScalarRecord{step_, "probe_loss:" + t.target.name, loss()});
   }
+}
+
+namespace {
+
+// An optimizer state as bytes, and back: a deep copy (OptimizerParamState's
+// clone() shares its tensors, which step() changes in place).
+std::string Serialize(const torch::optim::OptimizerParamState& s) {
+  torch::serialize::OutputArchive out;
+  s.serialize(out);
+  std::ostringstream bytes;
+  out.save_to(bytes);
+  return bytes.str();
+}
+
+std::unique_ptr<torch::optim::OptimizerParamState> Deserialize(const torch::optim::OptimizerParamState& like,
+                                                               const std::string& bytes) {
+  std::istringstream in_bytes(bytes);
+  torch::serialize::InputArchive in;
+  in.load_from(in_bytes);
+  std::unique_ptr<torch::optim::OptimizerParamState> s = like.clone();
+  s->serialize(in);
+  return s;
+}
+
+}  // namespace
+
+void Tracker::Impl::Rollout() {
+  torch::AutoGradMode grad_mode(true);  // Step runs without gradients
+  auto gen = at::detail::getDefaultCPUGenerator();
+  torch::Tensor rng;
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    rng = gen.get_state();
+  }
+  // What a rollout changes, kept aside: weights, their gradients (this
+  // step's, which the update still needs), the optimizer state (moved out
+  // whole; each rollout trains a deep copy), buffers and the random state.
+  std::vector<torch::Tensor> weights, grads;
+  for (const Param& p : params_) {
+    weights.push_back(p.tensor.detach().clone());
+    grads.push_back(p.tensor.grad().defined() ? p.tensor.grad().detach().clone() : torch::Tensor());
+  }
+  std::vector<torch::Tensor> buffers = model_.buffers(), buffers_before;
+  for (const torch::Tensor& b : buffers) buffers_before.push_back(b.detach().clone());
+  auto state = std::move(optimizer_.state());
+  optimizer_.state().clear();
+  std::vector<SavedState> bytes;
+  for (const auto& [key, s] : state) bytes.push_back({key, s.get(), Serialize(*s)});
+  auto restore = [&]() {
+    in_probe_ = false;
+    probing_ = nullptr;
+    rollout_step_ = 0;
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      params_[i].tensor.copy_(weights[i]);
+      params_[i].tensor.mutable_grad() = grads[i];
+    }
+    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(buffers_before[i]);
+    optimizer_.state() = std::move(state);
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(rng);
+  };
+  try {
+    std::vector<std::pair<std::string, double>> losses = {{"rollout_loss", RolloutOn(nullptr, weights, bytes)}};
+    for (ProbeTarget& t : probes_) {
+      // On copies of the target's casts: the probes' histories go on as if
+      // no rollout had run.
+      ProbeTarget copy{t.target, {}};
+      for (const auto& [key, q] : t.quantizers) copy.quantizers[key] = std::make_unique<RoleQuantizer>(*q);
+      {
+        torch::NoGradGuard no_grad;
+        for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(buffers_before[i]);
+        std::lock_guard<std::mutex> lock(gen.mutex());
+        gen.set_state(rng);  // every rollout draws the same dropout masks
+      }
+      losses.emplace_back("rollout_loss:" + t.target.name, RolloutOn(&copy, weights, bytes));
+    }
+    restore();
+    for (const auto& [name, v] : losses) AddScalar(ScalarRecord{step_, name, v});
+  } catch (...) {
+    restore();
+    throw;
+  }
+}
+
+double Tracker::Impl::RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>& weights,
+                                const std::vector<SavedState>& state) {
+  auto& live = optimizer_.state();
+  live.clear();
+  for (const SavedState& s : state) live[s.key] = Deserialize(*s.like, s.bytes);
+  auto cast = [&](TargetRole role, const std::string& key, const torch::Tensor& x) {
+    return CastAsRole(t->target.role(role), RoleKey(role, key), &t->quantizers, x);
+  };
+  // On a target, as simulate mode trains: fp32 master weights, the forward
+  // weights their cast.
+  std::vector<torch::Tensor> master(params_.size());
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      Param& p = params_[i];
+      if (!t || p.tensor.scalar_type() != torch::kFloat) {
+        p.tensor.copy_(weights[i]);
+        continue;
+      }
+      master[i] = weights[i].clone();
+      p.tensor.copy_(cast(TargetRole::kWeight, p.name, master[i]));
+    }
+  }
+  in_probe_ = true;
+  probing_ = t;
+  for (int k = 0; k < opt_.probe_rollout; ++k) {
+    rollout_step_ = k;
+    for (Param& p : params_) p.tensor.mutable_grad() = torch::Tensor();
+    const torch::Tensor l = opt_.probe();
+    if (!l.defined() || l.numel() != 1) return NAN;
+    if (!std::isfinite(l.detach().item<double>())) return NAN;  // the training diverged
+    (l * opt_.probe_loss_scale).backward();
+    torch::NoGradGuard no_grad;
+    bool finite = true;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      Param& p = params_[i];
+      torch::Tensor& g = p.tensor.mutable_grad();
+      if (!g.defined()) continue;
+      if (master[i].defined()) g.copy_(cast(TargetRole::kWeightGrad, p.name, g));
+      finite = finite && AllFinite(g);
+    }
+    if (!finite) continue;  // skipped, as the tracker skips such an update
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (master[i].defined()) params_[i].tensor.copy_(master[i]);
+    }
+    optimizer_.step();
+    for (size_t i = 0; i < params_.size(); ++i) {
+      Param& p = params_[i];
+      if (!master[i].defined()) continue;
+      for (auto& [key, s] : OptimizerState(p)) {
+        if (s.defined() && s.numel() > 0 && s.scalar_type() == torch::kFloat) {
+          s.copy_(cast(TargetRole::kOptimizerState, p.name + "." + key, s));
+        }
+      }
+      master[i].copy_(cast(TargetRole::kMasterWeights, p.name, p.tensor));
+      p.tensor.copy_(cast(TargetRole::kWeight, p.name, master[i]));
+    }
+  }
+  rollout_step_ = opt_.probe_rollout;
+  torch::NoGradGuard no_grad;
+  const torch::Tensor l = opt_.probe();  // the loss reached
+  return l.defined() && l.numel() == 1 ? l.detach().item<double>() : NAN;
 }
 
 void Tracker::Impl::ObserveForProbes(TargetRole role, const std::string& key, const torch::Tensor& x) {

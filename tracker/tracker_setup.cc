@@ -1,6 +1,8 @@
 // Tracker::Impl's set-up: TrackerOptions checked and resolved (formats,
 // target, matrix unit, include/exclude), the run opened and the analyzer and
 // live agent wired. Part of tracker.cc's Impl (tracker/internal/tracker_impl.h).
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "core/target.h"
@@ -234,6 +236,20 @@ Status Tracker::Impl::ResolveProbes() {
   }
   if (opt_.probe_every < 1) {
     return Status::Error("TrackerOptions.probe_every must be >= 1 (got " + std::to_string(opt_.probe_every) + ")");
+  }
+  if (opt_.probe_rollout < 0) {
+    return Status::Error("TrackerOptions.probe_rollout must be >= 0 (the steps of a rollout; 0: none), got " +
+                         std::to_string(opt_.probe_rollout));
+  }
+  if (opt_.probe_rollout > 0 &&
+      (opt_.probe_rollout_every < 1 || opt_.probe_rollout_every % opt_.probe_every != 0)) {
+    return Status::Error("TrackerOptions.probe_rollout_every must be a positive multiple of probe_every (" +
+                         std::to_string(opt_.probe_every) + "): rollouts start at probe steps; got " +
+                         std::to_string(opt_.probe_rollout_every));
+  }
+  if (!(std::isfinite(opt_.probe_loss_scale) && opt_.probe_loss_scale > 0)) {
+    return Status::Error("TrackerOptions.probe_loss_scale must be a finite number > 0 (the training's static loss "
+                         "scale; 1 without one)");
   }
   std::vector<std::string> names = opt_.probe_targets;
   if (names.empty() && !opt_.target.empty()) names.push_back(opt_.target);

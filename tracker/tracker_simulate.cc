@@ -91,7 +91,7 @@ torch::Tensor Tracker::Impl::CastAsRole(const RoleSpec& spec, const std::string&
   const std::pair<size_t, size_t> shape = RoleMatrixShape(spec, x.sizes().vec());
   RoleQuantizer::Options o;
   o.threads = opt_.threads;
-  o.seed = static_cast<uint64_t>(step_);
+  o.seed = static_cast<uint64_t>(step_ + rollout_step_);  // a rollout's step k casts as step_ + k would
   q->Quantize(x.data_ptr<float>(), shape.first, shape.second, o, out.data_ptr<float>(), nullptr);
   return out.to(x_in.scalar_type());
 }

@@ -91,6 +91,7 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
   AddScalar(ScalarRecord{step_, "loss", loss_value});
   if (ProbeStep()) {
     Probe();  // before the update: this step's weights
+    if (RolloutStep()) Rollout();
   } else if (!probes_.empty()) {
     for (const Param& p : params_) {
       if (p.tensor.scalar_type() != torch::kFloat) continue;

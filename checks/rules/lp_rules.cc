@@ -73,6 +73,15 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "diverging_loss window's mean minus fp32's probe loss), in `probes` probes in a row, or is "
                   "not finite: predicted lost training on that hardware",
                   "lpsim (lpsim validate's tolerance of 25% of fp32's improvement)", W));
+  out->push_back(CatalogEntry("lp_rollout", "low_precision",
+                  "rollouts of an fp32 run (TrackerOptions::probe_rollout): from the same weights and "
+                  "optimizer state, a few training steps on the same batch as a target trains (every role "
+                  "as it stores it) end above fp32's by more than max_lag_share of the gain at stake (the "
+                  "larger of fp32's gain in the rollout and the training's gain so far, which must exceed "
+                  "min_gain_share of the start loss), in `rollouts` rollouts in a row, or end non-finite: "
+                  "predicted lost training on that hardware",
+                  "lpsim; calibrated on lpsim validate's corpus (half the gain, as against the harness's "
+                  "quarter for a whole training)", W));
   // Info: a max-of-history scale stays put by design while amax falls; what
   // a stale scale does to the values is judged by the other rules.
   out->push_back(CatalogEntry("lp_stale_scaling", "low_precision",
@@ -241,6 +250,7 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
     if (s.name == kProbe) fp32 = s.value;
   }
   if (!std::isfinite(fp32)) return;
+  Rollouts(scalars, fp32);
   // The gain so far: from the first window's mean loss (the training's
   // start) to fp32's probe loss (where it is now).
   const double gain = loss_->first_window() - fp32;
@@ -266,6 +276,45 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
                      "name (or a record of each tap cast as the target stores it) show where.",
                  {{"probe_loss", s.value}, {"fp32_probe_loss", fp32}, {"gain", gain}, {"gain_share", share},
                   {"max_gain_share", p.max_gain_share}});
+  }
+}
+
+void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, double start) {
+  static const std::string kRollout = "rollout_loss", kTarget = "rollout_loss:";
+  const LpRolloutParams& p = p_.lp_rollout;
+  double fp32 = NAN;
+  for (const ScalarRecord& s : scalars) {
+    if (s.name == kRollout) fp32 = s.value;
+  }
+  if (!std::isfinite(fp32)) return;  // fp32 itself diverges on this batch: no reference
+  // The gain at stake: what fp32 learns in the rollout, or what the
+  // training has learnt so far, whichever is larger.
+  const double so_far = loss_->first_window() - start;
+  const double stake = std::max(start - fp32, std::isfinite(so_far) ? so_far : 0.0);
+  const bool judged = stake > p.min_gain_share * std::fabs(start);
+  for (const ScalarRecord& s : scalars) {
+    if (s.name.rfind(kTarget, 0) != 0) continue;
+    const std::string target = s.name.substr(kTarget.size());
+    const double lag = s.value - fp32;
+    int& streak = rollout_streak_[target];
+    if (!std::isfinite(s.value)) {
+      streak = p.rollouts;
+    } else if (judged) {
+      streak = lag > p.max_lag_share * stake ? streak + 1 : 0;
+    } else {
+      continue;  // nothing learnt yet: nothing to lose
+    }
+    const double share = judged ? lag / stake : NAN;
+    sink_->Judge("lp_rollout", "rollout|" + target, streak >= p.rollouts, s.name,
+                 "on " + target + " a few training steps from this step's weights and optimizer state, on "
+                     "this step's batch, reach loss " + Fmt(s.value) + " where fp32 reaches " + Fmt(fp32) +
+                     " from " + Fmt(start) + ": " +
+                     (std::isfinite(share) ? Fmt(100 * share) + "% of the " + Fmt(stake) + " at stake"
+                                           : "the training diverges") +
+                     ". On that hardware the training does not learn what fp32 learns; the tensors the other "
+                     "lp_* findings name (or simulate mode on the target) show where.",
+                 {{"rollout_loss", s.value}, {"fp32_rollout_loss", fp32}, {"start_loss", start},
+                  {"stake", stake}, {"lag_share", share}, {"max_lag_share", p.max_lag_share}});
   }
 }
 

@@ -245,6 +245,35 @@ struct LpForwardLossParams {
   }
 };
 
+// The rollouts of an fp32 run (TrackerOptions::probe_rollout): the loss
+// after training a few steps from the same weights and optimizer state on
+// the same batch, as a target trains ("rollout_loss:TARGET"), against
+// fp32's ("rollout_loss") and the step's start ("probe_loss").
+struct LpRolloutParams {
+  // The target ends its rollout above fp32's by more than this share of the
+  // gain that is at stake: the larger of fp32's gain in the rollout and the
+  // training's gain so far. lpsim validate's tolerance for a training that
+  // ends broken is a quarter; over 8 steps on one batch a target that
+  // trains fine can lag that much and catch up (at a quarter the 128
+  // programs of the validation corpus gave 63 false alarms, at a half 32:
+  // docs/checks.md).
+  double max_lag_share = 0.5;
+  // The gain at stake must exceed this share of the start loss: before
+  // anything is learnt (a warm-up's first steps, a small learning rate)
+  // there is nothing to lose, and the target's rounding is all the
+  // difference.
+  double min_gain_share = 0.05;
+  // ... in this many rollouts in a row (both runs train on the same batch,
+  // so one batch's noise is shared); a non-finite rollout counts at once.
+  int rollouts = 1;
+  template <typename Self, typename V>
+  static void Visit(Self& p, V&& v) {
+    v("max_lag_share", p.max_lag_share, 0, kNoLimit);
+    v("min_gain_share", p.min_gain_share, 0, kNoLimit);
+    v("rollouts", p.rollouts, 1, kNoLimit);
+  }
+};
+
 struct LowPrecisionParams {
   LpUnderflowParams lp_underflow;
   LpOverflowParams lp_overflow;
@@ -256,6 +285,7 @@ struct LowPrecisionParams {
   LpStaleScalingParams lp_stale_scaling;
   LpDelayedWarmupParams lp_delayed_warmup;
   LpForwardLossParams lp_forward_loss;
+  LpRolloutParams lp_rollout;
   template <typename Self, typename F>
   static void Rules(Self& p, F&& f) {
     f("lp_underflow", p.lp_underflow);
@@ -268,6 +298,7 @@ struct LowPrecisionParams {
     f("lp_stale_scaling", p.lp_stale_scaling);
     f("lp_delayed_warmup", p.lp_delayed_warmup);
     f("lp_forward_loss", p.lp_forward_loss);
+    f("lp_rollout", p.lp_rollout);
   }
 };
 
@@ -287,7 +318,8 @@ class LowPrecisionRules {
   // After a step's records: the rules judged for the whole step (lp_underflow).
   void EndStep();
   // The step's scalars, after its loss reached the loss rules: lp_forward_loss
-  // on the probes ("probe_loss" and "probe_loss:TARGET") among them.
+  // on the probes ("probe_loss" and "probe_loss:TARGET") among them, and
+  // lp_rollout on the rollouts ("rollout_loss", "rollout_loss:TARGET").
   void ForwardLoss(const std::vector<ScalarRecord>& scalars);
 
  private:
@@ -325,6 +357,7 @@ class LowPrecisionRules {
   Reader ReaderOf(const std::string& activation) const;
   void Headroom(const TensorRecord& r, const FormatRecord& f, const std::string& key, const std::string& where,
                 double fmax);
+  void Rollouts(const std::vector<ScalarRecord>& scalars, double fp32_start);
   void StaleScaling(const TensorRecord& r, const FormatRecord& f, const std::string& key,
                     const std::string& where);
 
@@ -340,6 +373,7 @@ class LowPrecisionRules {
   std::map<std::string, int> snr_streak_;      // consecutive low-SNR records per key
   std::map<std::string, int> centred_streak_;  // consecutive low centred-SNR records per key
   std::map<std::string, int> forward_streak_;  // consecutive costly probes per target
+  std::map<std::string, int> rollout_streak_;  // consecutive lagging rollouts per target
   double step_grad_rms_ = 0;                    // the largest gradient rms of the step
   std::map<std::string, double> output_grad_rms_;  // the step's activation gradient rms by name
   std::map<std::string, std::string> next_module_;  // activation -> the next activation's module type

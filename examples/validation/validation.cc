@@ -125,6 +125,10 @@ struct Curve {
 // The fp32 run probes each target's forward pass every this many steps
 // (TrackerOptions::probe; lp_forward_loss judges the losses).
 int g_probe_every = 8;  // --probe-every
+// ... and trains a rollout of this many steps on each target every
+// g_rollout_every steps (TrackerOptions::probe_rollout; lp_rollout judges).
+int g_rollout = 8;         // --rollout (0: none)
+int g_rollout_every = 16;  // --rollout-every
 
 torch::Tensor LossOf(const Program& p, const torch::Tensor& out, const torch::Tensor& y) {
   return p.loss == Loss::kCe ? nn::functional::cross_entropy(out, y) : nn::functional::mse_loss(out, y);
@@ -166,6 +170,9 @@ Curve Train(const Program& p, const std::string& target, std::vector<TensorRecor
     o.probe = [&] { return LossOf(p, p.forward(*model, probe_x), probe_y); };
     o.probe_targets = probe_targets;
     o.probe_every = g_probe_every;
+    o.probe_rollout = g_rollout;
+    o.probe_rollout_every = g_rollout_every;
+    o.probe_loss_scale = p.loss_scale;  // rollouts backpropagate as the training does
   }
   Curve c;
   {
@@ -194,7 +201,7 @@ Curve Train(const Program& p, const std::string& target, std::vector<TensorRecor
     lpsim::StatusOr<std::vector<lpsim::ScalarRecord>> scalars = (*run)->Scalars();
     if (!scalars.ok()) throw std::runtime_error("reading the probes of " + p.name + ": " + scalars.status().message());
     for (lpsim::ScalarRecord& r : *scalars) {
-      if (r.name.rfind("probe_loss", 0) == 0) probes->push_back(std::move(r));
+      if (r.name.rfind("probe_loss", 0) == 0 || r.name.rfind("rollout_loss", 0) == 0) probes->push_back(std::move(r));
     }
   }
   return c;
@@ -296,12 +303,15 @@ Prediction Predict(const std::vector<TensorRecord>& records, const std::vector<d
   lpsim::Checker checker(config);
   lpsim::TargetRewrite rewrite(target);
   Prediction pr;
-  const std::string mine = "probe_loss:" + target.name;
+  const std::string mine = "probe_loss:" + target.name, rollout = "rollout_loss:" + target.name;
   size_t r = 0, q = 0;
   for (int64_t s = 0; s < static_cast<int64_t>(loss.size()); ++s) {
     checker.Add(lpsim::ScalarRecord{s, "loss", loss[s]});
     for (; q < probes.size() && probes[q].step <= s; ++q) {
-      if (probes[q].step == s && (probes[q].name == "probe_loss" || probes[q].name == mine)) checker.Add(probes[q]);
+      const std::string& n = probes[q].name;
+      if (probes[q].step == s && (n == "probe_loss" || n == mine || n == "rollout_loss" || n == rollout)) {
+        checker.Add(probes[q]);
+      }
     }
     for (; r < records.size() && records[r].step <= s; ++r) {
       if (records[r].step < s) continue;
@@ -430,6 +440,12 @@ int Main(int argc, char** argv) {
       const std::string v = value(a.c_str());
       g_probe_every = std::atoi(v.c_str());
       if (g_probe_every < 1) return Usage("--probe-every needs a number of steps >= 1");
+    } else if (a == "--rollout" || a == "--rollout-every") {
+      const std::string v = value(a.c_str());
+      const int n = std::atoi(v.c_str());
+      if (a == "--rollout" && (v.empty() || n < 0)) return Usage("--rollout needs a number of steps >= 0 (0: none)");
+      if (a == "--rollout-every" && n < 1) return Usage("--rollout-every needs a number of steps >= 1");
+      (a == "--rollout" ? g_rollout : g_rollout_every) = n;
     } else if (a == "--no-probe") {
       probe = false;  // the records' rules alone (no lp_forward_loss), to compare
     } else if (a == "--programs" || a == "--targets" || a == "--root" || a == "--truth") {

@@ -1346,5 +1346,68 @@ TEST(Checker, ForwardLossWaitsForAGain) {
   EXPECT_FALSE(Fired(c, "lp_forward_loss")) << Dump(c);
 }
 
+// lp_rollout: a target's rollout ends above fp32's by more than half of
+// the gain at stake (fp32's gain in the rollout, or the training's so far,
+// whichever is larger); each target judged on its own; a non-finite rollout
+// at once; nothing at stake, nothing judged.
+TEST(Checker, RolloutJudgesEachTargetAgainstTheGainAtStake) {
+  Checker c;
+  std::vector<Finding> fired;
+  for (int64_t s = 0; s < 40; ++s) {
+    c.Add(ScalarRecord{s, "loss", 2.0});  // no gain so far: the rollout's own gain is at stake
+    if (s % 8 == 0) {
+      c.Add(ScalarRecord{s, "probe_loss", 2.0});
+      c.Add(ScalarRecord{s, "rollout_loss", 1.0});                     // fp32 gains 1.0
+      c.Add(ScalarRecord{s, "rollout_loss:lagging", s >= 16 ? 1.6 : 1.4});  // 60% of it from step 16
+      c.Add(ScalarRecord{s, "rollout_loss:fine", 1.4});                // 40%
+      c.Add(ScalarRecord{s, "rollout_loss:nan", s == 32 ? NAN : 1.0});
+    }
+    for (Finding& f : c.EndStep(s)) {
+      if (f.rule == "lp_rollout") fired.push_back(f);
+    }
+  }
+  ASSERT_EQ(fired.size(), 2u) << Dump(c);
+  EXPECT_EQ(fired[0].tensor, "rollout_loss:lagging");
+  EXPECT_EQ(fired[0].step, 16);
+  EXPECT_NEAR(fired[0].evidence.at("lag_share"), 0.6, 1e-12);
+  EXPECT_EQ(fired[0].evidence.at("stake"), 1.0);
+  EXPECT_NE(fired[0].message.find("on lagging a few training steps"), std::string::npos) << fired[0].message;
+  EXPECT_EQ(fired[1].tensor, "rollout_loss:nan");
+  EXPECT_EQ(fired[1].step, 32);
+}
+
+// Late in training the gain so far is at stake: a lag that is large against
+// the rollout's own small gain but small against what the training has
+// learnt is not judged broken; a rollout in which fp32 learns nothing (a
+// warm-up's first steps) is not judged; nor one where fp32 itself diverges.
+TEST(Checker, RolloutWeighsTheLagAgainstTheTrainingsGain) {
+  Checker c;
+  for (int64_t s = 0; s < 64; ++s) {
+    const double loss = s < 5 ? 2.0 : 0.4;  // first window 2.0, then a gain of 1.6
+    c.Add(ScalarRecord{s, "loss", loss});
+    if (s == 16) {  // fp32 gains 0.1, the target ends 0.2 short of it: 12.5% of 1.6
+      c.Add(ScalarRecord{s, "probe_loss", 0.4});
+      c.Add(ScalarRecord{s, "rollout_loss", 0.3});
+      c.Add(ScalarRecord{s, "rollout_loss:t", 0.5});
+    }
+    if (s == 24) {  // fp32's rollout diverges: no reference
+      c.Add(ScalarRecord{s, "probe_loss", 0.4});
+      c.Add(ScalarRecord{s, "rollout_loss", NAN});
+      c.Add(ScalarRecord{s, "rollout_loss:t", NAN});
+    }
+    c.EndStep(s);
+  }
+  EXPECT_FALSE(Fired(c, "lp_rollout")) << Dump(c);
+  Checker start;
+  for (int64_t s = 0; s < 4; ++s) {  // before the first window: only the rollout's gain, 4% of the start
+    start.Add(ScalarRecord{s, "loss", 2.0});
+    start.Add(ScalarRecord{s, "probe_loss", 2.0});
+    start.Add(ScalarRecord{s, "rollout_loss", 1.92});
+    start.Add(ScalarRecord{s, "rollout_loss:t", 2.5});
+    start.EndStep(s);
+  }
+  EXPECT_FALSE(Fired(start, "lp_rollout")) << Dump(start);
+}
+
 }  // namespace
 }  // namespace lpsim

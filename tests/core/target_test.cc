@@ -309,6 +309,16 @@ TEST(Target, DelayedRoleObservesWithoutCasting) {
   EXPECT_EQ(current.Quantize(c.data(), 1, 64, {}, out.data(), nullptr), 448.0f / 2.0f);
 }
 
+TEST(Target, CopiedRoleQuantizerContinuesItsOwnHistory) {
+  RoleQuantizer q(Get("h100-fp8-delayed").role(TargetRole::kActivation));
+  std::vector<float> c(64, 2.0f), out(64);
+  q.Observe(8.0f);
+  RoleQuantizer copy(q);
+  copy.Observe(64.0f);  // only the copy's history holds 64
+  EXPECT_EQ(copy.Quantize(c.data(), 1, 64, {}, out.data(), nullptr), 448.0f / 64.0f);
+  EXPECT_EQ(q.Quantize(c.data(), 1, 64, {}, out.data(), nullptr), 448.0f / 8.0f);
+}
+
 TEST(Target, RecordRolesMapToTargetRoles) {
   EXPECT_EQ(ToTargetRole(Role::kActivation), TargetRole::kActivation);
   EXPECT_EQ(ToTargetRole(Role::kActivationGrad), TargetRole::kActivationGrad);

@@ -246,10 +246,74 @@ TEST_F(TargetTracker, ProbeIsSimulateModesForwardPass) {
   }
 }
 
-// A tracker that probes every step trains exactly as one that does not:
-// weights, BatchNorm statistics and dropout's random draws untouched.
+// A rollout from step 0 is simulate mode's training on that target (the
+// same casts of weights, activations, both gradients, Adam's state and the
+// master weights, on the same batch), bit for bit: its loss after K steps
+// is simulate mode's loss at step K; the fp32 rollout's is fp32's.
+TEST_F(TargetTracker, RolloutIsSimulateModesTraining) {
+  const std::vector<std::string> targets = {"h100-fp8-delayed", "b200-nvfp4", "int8-npu", "tenstorrent-bfp4",
+                                            "fp16-npu-ftz", "bf16-accelerator"};
+  constexpr int kSteps = 3;
+  const torch::Tensor x = torch::randn({16, 8}) * 3, y = torch::randn({16, 4});
+  // Loss at step kSteps of training on (x, y): simulate mode on `target`,
+  // plain fp32 without one.
+  auto trained = [&](const std::string& target) {
+    torch::manual_seed(5);
+    Net net;
+    torch::optim::Adam opt(net.parameters(), torch::optim::AdamOptions(0.02));
+    TrackerOptions o;
+    o.run_dir = TempRunDir("trained_" + (target.empty() ? std::string("fp32") : target));
+    o.simulate = !target.empty();
+    o.target = target;
+    Tracker t(net, opt, o);
+    for (int s = 0;; ++s) {
+      opt.zero_grad();
+      torch::Tensor loss = torch::mse_loss(net.forward(t, x), y) * 0.5;
+      if (s == kSteps) return loss.item<double>();
+      (loss * 4).backward();  // a static loss scale
+      t.step(loss * 4);
+    }
+  };
+  torch::manual_seed(5);
+  Net net;
+  torch::optim::Adam opt(net.parameters(), torch::optim::AdamOptions(0.02));
+  TrackerOptions o;
+  o.run_dir = TempRunDir("rollout");
+  o.probe_targets = targets;
+  o.probe_every = 2;
+  o.probe_rollout = kSteps;
+  o.probe_rollout_every = 2;
+  o.probe_loss_scale = 4;
+  Tracker* tracker = nullptr;
+  o.probe = [&] { return torch::mse_loss(net.forward(*tracker, x), y) * 0.5; };
+  {
+    Tracker t(net, opt, o);
+    tracker = &t;
+    for (int s = 0; s < 3; ++s) {
+      opt.zero_grad();
+      torch::Tensor loss = torch::mse_loss(net.forward(t, x), y) * 0.5;
+      (loss * 4).backward();
+      t.step(loss * 4);
+    }
+    ASSERT_TRUE(t.Close().ok());
+  }
+  const auto rollouts = ScalarsOf(o.run_dir, "rollout_loss");
+  ASSERT_EQ(rollouts.size(), targets.size() + 1);
+  ASSERT_EQ(rollouts.at("rollout_loss").size(), 2u);  // steps 0 and 2
+  const double fp32 = rollouts.at("rollout_loss").at(0);
+  EXPECT_EQ(fp32, trained(""));
+  for (const std::string& target : targets) {
+    const double r = rollouts.at("rollout_loss:" + target).at(0);
+    EXPECT_EQ(r, trained(target)) << target;
+    EXPECT_NE(r, fp32) << target << ": the rollout cast nothing";
+  }
+}
+
+// A tracker that probes (and rolls out) every step trains exactly as one
+// that does not: weights, gradients, optimizer state, BatchNorm statistics
+// and dropout's random draws untouched.
 TEST_F(TargetTracker, ProbeLeavesTheTrainingAsItFound) {
-  auto run = [&](bool probe, const std::string& tag) {
+  auto run = [&](int probe, const std::string& tag) {
     torch::manual_seed(9);
     torch::nn::Sequential m(torch::nn::Linear(8, 16), torch::nn::BatchNorm1d(16), torch::nn::Dropout(0.3),
                             torch::nn::Linear(16, 4));
@@ -267,6 +331,8 @@ TEST_F(TargetTracker, ProbeLeavesTheTrainingAsItFound) {
       o.probe = forward;
       o.probe_targets = {"h100-fp8-current", "b200-nvfp4"};
       o.probe_every = 1;
+      o.probe_rollout = probe == 2 ? 2 : 0;
+      o.probe_rollout_every = 1;
     }
     std::vector<double> losses;
     Tracker t(*m, opt, o);
@@ -289,11 +355,13 @@ TEST_F(TargetTracker, ProbeLeavesTheTrainingAsItFound) {
     state.push_back(torch::rand({4}));  // the random state after the run
     return std::make_pair(losses, state);
   };
-  const auto [plain_losses, plain] = run(false, "plain");
-  const auto [probed_losses, probed] = run(true, "probed");
-  EXPECT_EQ(plain_losses, probed_losses);
-  ASSERT_EQ(plain.size(), probed.size());
-  for (size_t i = 0; i < plain.size(); ++i) EXPECT_TRUE(torch::equal(plain[i], probed[i])) << "tensor " << i;
+  const auto [plain_losses, plain] = run(0, "plain");
+  for (int probe : {1, 2}) {
+    const auto [probed_losses, probed] = run(probe, probe == 1 ? "probed" : "rolled_out");
+    EXPECT_EQ(plain_losses, probed_losses) << (probe == 1 ? "probes" : "rollouts");
+    ASSERT_EQ(plain.size(), probed.size());
+    for (size_t i = 0; i < plain.size(); ++i) EXPECT_TRUE(torch::equal(plain[i], probed[i])) << "tensor " << i;
+  }
 }
 
 TEST_F(TargetTracker, BadProbeSettingsFailAtConstruction) {
@@ -321,6 +389,17 @@ TEST_F(TargetTracker, BadProbeSettingsFailAtConstruction) {
   o.probe_every = 0;
   EXPECT_NE(error(o).find("probe_every must be >= 1"), std::string::npos) << error(o);
   o.probe_every = 4;
+  o.probe_rollout = -1;
+  EXPECT_NE(error(o).find("probe_rollout must be >= 0"), std::string::npos) << error(o);
+  o.probe_rollout = 8;
+  o.probe_rollout_every = 6;
+  EXPECT_NE(error(o).find("probe_rollout_every must be a positive multiple of probe_every (4)"), std::string::npos)
+      << error(o);
+  o.probe_rollout_every = 8;
+  o.probe_loss_scale = 0;
+  EXPECT_NE(error(o).find("probe_loss_scale must be a finite number > 0"), std::string::npos) << error(o);
+  o.probe_loss_scale = 1;
+  EXPECT_EQ(error(o), "");
   o.probe_targets = {"b200-nvfp4", "b200-nvfp4"};
   EXPECT_NE(error(o).find("names 'b200-nvfp4' twice"), std::string::npos) << error(o);
 }

@@ -104,6 +104,7 @@ class Tracker::Impl {
   torch::Tensor SimulateRole(TargetRole role, const std::string& key, const torch::Tensor& x);
   // Per tensor key, the state of a role's casts (a delayed recipe's history).
   using Quantizers = std::unordered_map<std::string, std::unique_ptr<RoleQuantizer>>;
+  struct ProbeTarget;  // below
   // The quantizer of `key` in `quantizers`, made for `spec` on first use.
   RoleQuantizer* QuantizerFor(const RoleSpec& spec, const std::string& key, Quantizers* quantizers);
   // x as `spec` stores it, with the quantizer of `key` in `quantizers`.
@@ -116,9 +117,27 @@ class Tracker::Impl {
   }
   // Whether this step is probed (TrackerOptions::probe, probe_every).
   bool ProbeStep() const { return !probes_.empty() && step_ % opt_.probe_every == 0; }
+  bool RolloutStep() const {
+    return !probes_.empty() && opt_.probe_rollout > 0 && step_ % opt_.probe_rollout_every == 0;
+  }
   // TrackerOptions::probe at this step: the losses as is and on each probe
   // target, as scalars (tracker_probe.cc).
   void Probe();
+  // TrackerOptions::probe_rollout at this step: the losses after training
+  // probe_rollout steps from here, in fp32 and on each probe target, as
+  // scalars (tracker_probe.cc).
+  void Rollout();
+  // One rollout: on probe target t (null: fp32), from the weights
+  // `weights` and the optimizer state `state` (serialized per key);
+  // returns the loss reached, NaN when a loss turned non-finite.
+  // An optimizer state kept aside by Rollout: its key, the object (for its
+  // type) and its values serialized.
+  struct SavedState {
+    std::string key;
+    const torch::optim::OptimizerParamState* like;
+    std::string bytes;
+  };
+  double RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>& weights, const std::vector<SavedState>& state);
   // Between probes: x (a tap's activation or a weight) reaches the amax
   // history of each probe target that keeps `role` with a delayed recipe,
   // as the target's casts at every step would.
@@ -170,7 +189,8 @@ class Tracker::Impl {
     Quantizers quantizers;
   };
   std::vector<ProbeTarget> probes_;
-  bool in_probe_ = false;           // Probe() runs: taps record nothing
+  bool in_probe_ = false;           // Probe() or Rollout() runs: taps record nothing
+  int64_t rollout_step_ = 0;        // a rollout's step in progress: casts seed with step_ + it
   ProbeTarget* probing_ = nullptr;  // the probe target in progress: Tap casts for it
   std::unordered_map<std::string, bool> selected_;             // name -> include/exclude verdict
   std::vector<std::string> notes_;
