@@ -226,6 +226,14 @@ void AddDemoCommand(CLI::App* app, Command* selected) {
       ->delimiter(',')
       ->type_name("T1,T2");
   cmd->add_option("--probe-every", o.probe_every, "steps between probes")->capture_default_str();
+  cmd->add_option("--rollout", o.probe_rollout,
+                  "with --probe: every --rollout-every steps, also train this many steps from the step's "
+                  "weights and optimizer state on its batch, in fp32 and as each --probe target trains; "
+                  "lp_rollout warns when a target ends more than half the gain at stake behind fp32 "
+                  "(0: none)")
+      ->capture_default_str();
+  cmd->add_option("--rollout-every", o.probe_rollout_every, "steps between rollouts (a multiple of --probe-every)")
+      ->capture_default_str();
   cmd->add_option("--every", o.every, "record every N-th step")->capture_default_str();
   cmd->add_option("--run-dir", o.run_dir, "where the run database goes (replaced)")
       ->capture_default_str();

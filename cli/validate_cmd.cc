@@ -34,6 +34,8 @@ struct ValidateArgs {
   std::string programs, targets, root, truth;
   bool no_probe = false;
   int probe_every = 0;  // 0: lpsim_validation's default
+  int rollout = -1;        // -1: lpsim_validation's default
+  int rollout_every = 0;   // 0: lpsim_validation's default
   std::string program;
 };
 
@@ -54,6 +56,8 @@ int Run(const ValidateArgs& a) {
   if (!a.truth.empty()) args.insert(args.end(), {"--truth", a.truth});
   if (a.no_probe) args.push_back("--no-probe");
   if (a.probe_every > 0) args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every)});
+  if (a.rollout >= 0) args.insert(args.end(), {"--rollout", std::to_string(a.rollout)});
+  if (a.rollout_every > 0) args.insert(args.end(), {"--rollout-every", std::to_string(a.rollout_every)});
   if (!a.program.empty()) args.push_back(a.program);
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(s.data());
@@ -82,6 +86,12 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
   cmd->add_flag("--no-probe", args->no_probe,
                  "predict from the records alone: no probes of each target's forward pass (lp_forward_loss)");
   cmd->add_option("--probe-every", args->probe_every, "steps between the fp32 run's probes (default 8)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--rollout", args->rollout,
+                  "steps of each rollout of the fp32 run (lp_rollout; default 8, 0: none)")
+      ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--rollout-every", args->rollout_every,
+                  "steps between the fp32 run's rollouts, a multiple of --probe-every (default 16)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("program", args->program, "one program, printed per target in full");
   cmd->callback([args, selected] { *selected = [args] { return Run(*args); }; });

@@ -114,6 +114,8 @@ StatusOr<DemoResult> RunDemo(const DemoOptions& o, std::ostream* progress) {
     topt.probe = [&] { return torch::nn::functional::cross_entropy(model->forward(probe_x), probe_y); };
     topt.probe_targets = o.probe_targets;
     topt.probe_every = o.probe_every;
+    topt.probe_rollout = o.probe_rollout;
+    topt.probe_rollout_every = o.probe_rollout_every;
   }
   // The demo's summary lists the findings; no warnings on stderr mid-bar.
   for (auto& rule : topt.check_config.rules) rule.second.policy = Policy::kLog;

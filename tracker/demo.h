@@ -46,6 +46,11 @@ struct DemoOptions {
   // each of these targets every probe_every steps; lp_forward_loss judges it.
   std::vector<std::string> probe_targets;
   int probe_every = 8;
+  // Rollouts (TrackerOptions::probe_rollout): with probe_targets, every
+  // probe_rollout_every steps train probe_rollout steps from here in fp32
+  // and on each target; lp_rollout judges them. 0: none.
+  int probe_rollout = 0;
+  int probe_rollout_every = 16;
   std::string run_dir = "runs/demo";
   bool overwrite = true;
   uint64_t seed = 0;

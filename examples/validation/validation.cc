@@ -21,7 +21,9 @@
 //      formats (report/target_rewrite.h, as `lpsim check RUN --target T`) and
 //      on the fp32 run's probes of the target (TrackerOptions::probe: every
 //      8 steps the step's loss with weights and activations as the target
-//      stores them; lp_forward_loss);
+//      stores them; lp_forward_loss) and rollouts (probe_rollout: every 16
+//      steps, 8 steps of training on the step's batch as simulate mode
+//      trains on the target; lp_rollout);
 //   3. per target: the truth is the same program trained in simulate mode on
 //      the target (every role stored as the target stores it): broken when
 //      the loss becomes non-finite, or ends worse than fp32 by more than
@@ -35,12 +37,14 @@
 //   lpsim_validation mlp_clusters_adam      # one program, per target in full
 //   lpsim_validation --truth earlier.json   # truths from an earlier --json run
 //   lpsim_validation --truth seen.json,fresh.json   # or from several, merged
-//   lpsim_validation --no-probe             # the records' rules alone
+//   lpsim_validation --no-probe             # the records' rules alone (no probes, no rollouts)
 //   lpsim_validation --probe-every 4        # probes every 4 steps (default 8)
+//   lpsim_validation --rollout 0            # no rollouts (default 8 steps
+//   lpsim_validation --rollout-every 32     #   every 16)
 //
 // --truth skips step 3: the simulated truths come from an earlier `--json`
-// output, so tuning a rule costs the fp32 runs only (420 s for the 128
-// programs, probes included). The truths depend on the corpus and on
+// output, so tuning a rule costs the fp32 runs only (543 s for 128
+// programs, probes and rollouts included). The truths depend on the corpus and on
 // simulate mode, not on the rules: rerun without --truth when either changes.
 //
 // The corpus is split in nine groups: Programs() (corpus.h) in two halves,
@@ -54,10 +58,10 @@
 // (corpus_fresh5.h), written blind to them after fresh4; `fresh6`,
 // Fresh6Programs() (corpus_fresh6.h), written blind to them after fresh5;
 // and `fresh7`, Fresh7Programs() (corpus_fresh7.h), written blind to them
-// after fresh6. All but fresh7 are seen data now: each judged one change
-// (fresh6 measured the rules out of sample and judged a gradient probe that
-// did not land) and was then looked at. fresh7 is the unseen check for the
-// next change (to tune on it would make it seen too: add another group).
+// after fresh6. All are seen data now: each judged one change (fresh6
+// measured the rules out of sample and judged a gradient probe that did not
+// land; fresh7 judged the rollouts) and was then looked at. To judge the
+// next change, write another group blind.
 // The table reports the whole corpus and each group.
 //
 // One translation unit on purpose: each LibTorch TU costs minutes on a small
@@ -413,7 +417,7 @@ std::vector<std::string> Split(const std::string& s) {
 int Usage(const char* why) {
   std::fprintf(stderr,
                "lpsim validate: %s\nusage: lpsim validate [--list] [--table] [--json] [--programs a,b] "
-               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [--no-probe] [--probe-every N] [PROGRAM]\n",
+               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [--no-probe] [--probe-every N] [--rollout K] [--rollout-every N] [PROGRAM]\n",
                why);
   return 2;
 }
@@ -467,6 +471,9 @@ int Main(int argc, char** argv) {
     } else {
       return Usage(("unknown option '" + a + "'").c_str());
     }
+  }
+  if (g_rollout > 0 && g_rollout_every % g_probe_every != 0) {
+    return Usage("--rollout-every must be a multiple of --probe-every: rollouts start at probe steps");
   }
   if (list) {
     for (const auto& [p, group] : all) {

@@ -469,8 +469,8 @@ TEST_F(CliTest, DemoOnAMatrixUnit) {
 // steps, stored as scalars beside the loss.
 TEST_F(CliTest, DemoProbesTargets) {
   const std::string run = Path("demo_probe");
-  const RunResult r = Run("demo --steps 9 --every 4 --probe b200-nvfp4,tenstorrent-bfp4 --probe-every 4 --json "
-                          "--run-dir " + run);
+  const RunResult r = Run("demo --steps 9 --every 4 --probe b200-nvfp4,tenstorrent-bfp4 --probe-every 4 "
+                          "--rollout 2 --rollout-every 8 --json --run-dir " + run);
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(run);
@@ -480,19 +480,26 @@ TEST_F(CliTest, DemoProbesTargets) {
   StatusOr<std::vector<ScalarRecord>> scalars = (*reader)->Scalars();
   ASSERT_TRUE(scalars.ok()) << scalars.status().message();
   for (const ScalarRecord& s : *scalars) {
-    if (s.name.rfind("probe_loss", 0) == 0) steps[s.name].push_back(s.step);
+    if (s.name.rfind("probe_loss", 0) == 0 || s.name.rfind("rollout_loss", 0) == 0) steps[s.name].push_back(s.step);
     if (s.name == "probe_loss") fp32[s.step] = s.value;
   }
-  const std::vector<int64_t> expected = {0, 4, 8};
+  const std::vector<int64_t> expected = {0, 4, 8}, rollouts = {0, 8};
   EXPECT_EQ(steps["probe_loss"], expected);
   EXPECT_EQ(steps["probe_loss:b200-nvfp4"], expected);
   EXPECT_EQ(steps["probe_loss:tenstorrent-bfp4"], expected);
-  EXPECT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps["rollout_loss"], rollouts);
+  EXPECT_EQ(steps["rollout_loss:b200-nvfp4"], rollouts);
+  EXPECT_EQ(steps["rollout_loss:tenstorrent-bfp4"], rollouts);
+  EXPECT_EQ(steps.size(), 6u);
   // The fp32 probe is the training loss of its step (same weights, batch).
   EXPECT_EQ(fp32[4], j["losses"][4].get<double>());
   const RunResult bad = Run("demo --steps 4 --probe tpu-v9 --quiet --run-dir " + Path("bad_probe"));
   EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, HasSubstr("TrackerOptions.probe_targets: unknown target 'tpu-v9'"));
+  const RunResult off_beat = Run("demo --steps 4 --probe b200-nvfp4 --probe-every 4 --rollout 2 --rollout-every 6 "
+                                 "--quiet --run-dir " + Path("bad_rollout"));
+  EXPECT_EQ(off_beat.code, 2);
+  EXPECT_THAT(off_beat.err, HasSubstr("probe_rollout_every must be a positive multiple of probe_every (4)"));
 }
 
 TEST_F(CliTest, DemoBadOptionsAreBadInput) {
