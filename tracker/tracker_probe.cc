@@ -110,8 +110,6 @@ void Tracker::Impl::Rollout() {
   for (const torch::Tensor& b : buffers) buffers_before.push_back(b.detach().clone());
   auto state = std::move(optimizer_.state());
   optimizer_.state().clear();
-  std::vector<SavedState> bytes;
-  for (const auto& [key, s] : state) bytes.push_back({key, s.get(), Serialize(*s)});
   auto restore = [&]() {
     in_probe_ = false;
     probing_ = nullptr;
@@ -127,6 +125,8 @@ void Tracker::Impl::Rollout() {
     gen.set_state(rng);
   };
   try {
+    std::vector<SavedState> bytes;
+    for (const auto& [key, s] : state) bytes.push_back({key, s.get(), Serialize(*s)});
     std::vector<std::pair<std::string, double>> losses = {{"rollout_loss", RolloutOn(nullptr, weights, bytes)}};
     for (ProbeTarget& t : probes_) {
       // On copies of the target's casts: the probes' histories go on as if
