@@ -364,6 +364,66 @@ TEST_F(TargetTracker, ProbeLeavesTheTrainingAsItFound) {
   }
 }
 
+// A closure that throws inside a rollout: the exception reaches step()'s
+// caller and the run is as it was: weights, this step's gradients and the
+// optimizer state (Adam's moments after one update).
+TEST_F(TargetTracker, RolloutThatThrowsLeavesTheRunAsItFound) {
+  torch::manual_seed(5);
+  Net net;
+  torch::optim::Adam opt(net.parameters(), torch::optim::AdamOptions(0.02));
+  TrackerOptions o;
+  o.run_dir = TempRunDir("rollout_throws");
+  o.probe_targets = {"h100-fp8-current"};
+  o.probe_every = 1;
+  o.probe_rollout = 2;
+  o.probe_rollout_every = 1;
+  const torch::Tensor x = torch::randn({16, 8}), y = torch::randn({16, 4});
+  Tracker* tracker = nullptr;
+  int calls = 0;
+  o.probe = [&] {
+    // Probes run without gradients, rollouts with: the fourth rollout call
+    // is the target's second step, after an update of its optimizer state.
+    if (torch::GradMode::is_enabled() && ++calls == 4) throw std::runtime_error("closure failed");
+    return torch::mse_loss(net.forward(*tracker, x), y);
+  };
+  Tracker t(net, opt, o);
+  tracker = &t;
+  auto train_step = [&] {
+    opt.zero_grad();
+    torch::Tensor loss = torch::mse_loss(net.forward(t, x), y);
+    loss.backward();
+    t.step(loss);
+  };
+  calls = -100;  // step 0 rolls out without throwing: Adam has state after it
+  train_step();
+  calls = 0;
+  opt.zero_grad();
+  torch::Tensor loss = torch::mse_loss(net.forward(t, x), y);
+  loss.backward();
+  std::vector<torch::Tensor> before;
+  for (const torch::Tensor& p : net.parameters()) before.push_back(p.detach().clone());
+  for (const torch::Tensor& p : net.parameters()) before.push_back(p.grad().clone());
+  for (const torch::Tensor& p : net.parameters()) {
+    const auto& s = static_cast<const torch::optim::AdamParamState&>(
+        *opt.state().at(c10::guts::to_string(p.unsafeGetTensorImpl())));
+    before.push_back(s.exp_avg().clone());
+    before.push_back(s.exp_avg_sq().clone());
+  }
+  EXPECT_THROW(t.step(loss), std::runtime_error);
+  EXPECT_EQ(calls, 4);
+  std::vector<torch::Tensor> after;
+  for (const torch::Tensor& p : net.parameters()) after.push_back(p.detach().clone());
+  for (const torch::Tensor& p : net.parameters()) after.push_back(p.grad().clone());
+  for (const torch::Tensor& p : net.parameters()) {
+    const auto& s = static_cast<const torch::optim::AdamParamState&>(
+        *opt.state().at(c10::guts::to_string(p.unsafeGetTensorImpl())));
+    after.push_back(s.exp_avg().clone());
+    after.push_back(s.exp_avg_sq().clone());
+  }
+  ASSERT_EQ(before.size(), after.size());
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_TRUE(torch::equal(before[i], after[i])) << "tensor " << i;
+}
+
 TEST_F(TargetTracker, BadProbeSettingsFailAtConstruction) {
   Net net;
   torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.01));
