@@ -400,26 +400,20 @@ TEST_F(TargetTracker, RolloutThatThrowsLeavesTheRunAsItFound) {
   opt.zero_grad();
   torch::Tensor loss = torch::mse_loss(net.forward(t, x), y);
   loss.backward();
-  std::vector<torch::Tensor> before;
-  for (const torch::Tensor& p : net.parameters()) before.push_back(p.detach().clone());
-  for (const torch::Tensor& p : net.parameters()) before.push_back(p.grad().clone());
-  for (const torch::Tensor& p : net.parameters()) {
-    const auto& s = static_cast<const torch::optim::AdamParamState&>(
-        *opt.state().at(c10::guts::to_string(p.unsafeGetTensorImpl())));
-    before.push_back(s.exp_avg().clone());
-    before.push_back(s.exp_avg_sq().clone());
-  }
+  // Weights, gradients and Adam's moments, copied.
+  auto snapshot = [&] {
+    std::vector<torch::Tensor> out;
+    for (const torch::Tensor& p : net.parameters()) {
+      const auto& s = static_cast<const torch::optim::AdamParamState&>(
+          *opt.state().at(c10::guts::to_string(p.unsafeGetTensorImpl())));
+      for (const torch::Tensor& t : {p.detach(), p.grad(), s.exp_avg(), s.exp_avg_sq()}) out.push_back(t.clone());
+    }
+    return out;
+  };
+  const std::vector<torch::Tensor> before = snapshot();
   EXPECT_THROW(t.step(loss), std::runtime_error);
   EXPECT_EQ(calls, 4);
-  std::vector<torch::Tensor> after;
-  for (const torch::Tensor& p : net.parameters()) after.push_back(p.detach().clone());
-  for (const torch::Tensor& p : net.parameters()) after.push_back(p.grad().clone());
-  for (const torch::Tensor& p : net.parameters()) {
-    const auto& s = static_cast<const torch::optim::AdamParamState&>(
-        *opt.state().at(c10::guts::to_string(p.unsafeGetTensorImpl())));
-    after.push_back(s.exp_avg().clone());
-    after.push_back(s.exp_avg_sq().clone());
-  }
+  const std::vector<torch::Tensor> after = snapshot();
   ASSERT_EQ(before.size(), after.size());
   for (size_t i = 0; i < before.size(); ++i) EXPECT_TRUE(torch::equal(before[i], after[i])) << "tensor " << i;
 }
