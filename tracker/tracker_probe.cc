@@ -154,7 +154,7 @@ double Tracker::Impl::RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>
   auto& live = optimizer_.state();
   live.clear();
   for (const SavedState& s : state) live[s.key] = Deserialize(*s.like, s.bytes);
-  auto cast = [&](TargetRole role, const std::string& key, const torch::Tensor& x) {
+  const RoleCast cast = [&](TargetRole role, const std::string& key, const torch::Tensor& x) {
     return CastAsRole(t->target.role(role), RoleKey(role, key), &t->quantizers, x);
   };
   // On a target, as simulate mode trains: fp32 master weights, the forward
@@ -196,15 +196,7 @@ double Tracker::Impl::RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>
     }
     optimizer_.step();
     for (size_t i = 0; i < params_.size(); ++i) {
-      Param& p = params_[i];
-      if (!master[i].defined()) continue;
-      for (auto& [key, s] : OptimizerState(p)) {
-        if (s.defined() && s.numel() > 0 && s.scalar_type() == torch::kFloat) {
-          s.copy_(cast(TargetRole::kOptimizerState, p.name + "." + key, s));
-        }
-      }
-      master[i].copy_(cast(TargetRole::kMasterWeights, p.name, p.tensor));
-      p.tensor.copy_(cast(TargetRole::kWeight, p.name, master[i]));
+      if (master[i].defined()) StoreUpdated(params_[i], master[i], cast);
     }
   }
   rollout_step_ = opt_.probe_rollout;

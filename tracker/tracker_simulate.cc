@@ -72,6 +72,16 @@ torch::Tensor Tracker::Impl::SimulateRole(TargetRole role, const std::string& ke
   return CastAsRole(target_->role(role), RoleKey(role, key), &sim_roles_, x_in);
 }
 
+void Tracker::Impl::StoreUpdated(Param& p, torch::Tensor& master, const RoleCast& cast) {
+  for (auto& [key, s] : OptimizerState(p)) {
+    if (!s.defined() || s.numel() == 0 || s.scalar_type() != torch::kFloat) continue;
+    const torch::Tensor stored = cast(TargetRole::kOptimizerState, p.name + "." + key, s);
+    if (!stored.is_same(s)) s.copy_(stored);
+  }
+  master.copy_(cast(TargetRole::kMasterWeights, p.name, p.tensor));
+  p.tensor.copy_(cast(TargetRole::kWeight, p.name, master));
+}
+
 RoleQuantizer* Tracker::Impl::QuantizerFor(const RoleSpec& spec, const std::string& key, Quantizers* quantizers) {
   std::lock_guard<std::mutex> lock(mu_);
   std::unique_ptr<RoleQuantizer>& slot = (*quantizers)[key];

@@ -171,18 +171,12 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
         RecordOptimizerState(p);
       }
       if (opt_.simulate && p.master.defined()) {
-        if (target_) {
-          // The target's optimizer state and master weights as it stores them.
-          for (auto& [key, t] : OptimizerState(p)) {
-            if (t.defined() && t.numel() > 0 && t.scalar_type() == torch::kFloat) {
-              t.copy_(SimulateRole(TargetRole::kOptimizerState, p.name + "." + key, t));
-            }
-          }
-          p.master.copy_(SimulateRole(TargetRole::kMasterWeights, p.name, p.tensor));
-        } else {
-          p.master.copy_(p.tensor);
-        }
-        p.tensor.copy_(FakeQuant(sim_fwd_, p.name, Role::kWeight, p.master));
+        // With a target, its optimizer state and master weights as it
+        // stores them; without, fp32 (only the forward weights are cast).
+        StoreUpdated(p, p.master, [&](TargetRole role, const std::string& key, const torch::Tensor& x) {
+          if (role == TargetRole::kWeight) return FakeQuant(sim_fwd_, key, Role::kWeight, x);
+          return target_ ? SimulateRole(role, key, x) : x;
+        });
       }
     }
   }

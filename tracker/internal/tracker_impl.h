@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -102,6 +103,13 @@ class Tracker::Impl {
                           const torch::Tensor& x);
   // Simulate mode with a target: x as the target stores `role`.
   torch::Tensor SimulateRole(TargetRole role, const std::string& key, const torch::Tensor& x);
+  // x as `role` is stored, for tensor `key` (a parameter's name, or its
+  // optimizer state's "name.exp_avg"); may return x itself (kept as is).
+  using RoleCast = std::function<torch::Tensor(TargetRole role, const std::string& key, const torch::Tensor& x)>;
+  // After an update of p (simulate mode's Step, a rollout on a target): its
+  // optimizer state and `master` as cast() stores them, from p's updated
+  // values, and p's forward weights the cast of `master`.
+  void StoreUpdated(Param& p, torch::Tensor& master, const RoleCast& cast);
   // Per tensor key, the state of a role's casts (a delayed recipe's history).
   using Quantizers = std::unordered_map<std::string, std::unique_ptr<RoleQuantizer>>;
   struct ProbeTarget;  // below
@@ -127,9 +135,6 @@ class Tracker::Impl {
   // probe_rollout steps from here, in fp32 and on each probe target, as
   // scalars (tracker_probe.cc).
   void Rollout();
-  // One rollout: on probe target t (null: fp32), from the weights
-  // `weights` and the optimizer state `state` (serialized per key);
-  // returns the loss reached, NaN when a loss turned non-finite.
   // An optimizer state kept aside by Rollout: its key, the object (for its
   // type) and its values serialized.
   struct SavedState {
@@ -137,6 +142,9 @@ class Tracker::Impl {
     const torch::optim::OptimizerParamState* like;
     std::string bytes;
   };
+  // One rollout: on probe target t (null: fp32), from the weights
+  // `weights` and the optimizer state `state` (serialized per key);
+  // returns the loss reached, NaN when a loss turned non-finite.
   double RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>& weights, const std::vector<SavedState>& state);
   // Between probes: x (a tap's activation or a weight) reaches the amax
   // history of each probe target that keeps `role` with a delayed recipe,
