@@ -89,8 +89,9 @@ struct NeuronSummary {
 // that a later normalization removes). Each distribution is kept as
 // kQuantiles + 1 quantiles (levels k / kQuantiles, nearest rank), log2 of
 // the value, so any share can be read back within 1 / kQuantiles. Made by
-// SummarizeSamples() (checks/samples.h) for activations; not stored in the
-// run database.
+// SummarizeSamples() (checks/samples.h) for activations; stored in the run
+// database (stats.samples, docs/store.md), so a stored run is judged as the
+// live one was.
 struct SampleSummary {
   static constexpr int kQuantiles = 32;
   using Quantiles = std::vector<float>;  // kQuantiles + 1 values, increasing
@@ -128,7 +129,7 @@ struct TensorRecord {
   // the per-neuron rules fall back to the layer's statistics.
   std::optional<NeuronSummary> neurons;
   // Set by whoever builds the record (SummarizeSamples, for activations of
-  // at least two samples); not stored.
+  // at least two samples); stored (schema version 2).
   std::optional<SampleSummary> samples;
 };
 

@@ -40,7 +40,10 @@ namespace lpsim {
 
 // PRAGMA user_version of the databases this build writes and reads. Bump it
 // with any change a reader of the previous version would misread.
-constexpr int kRunDbSchemaVersion = 1;
+// Version 2 added stats.samples; RunReader reads version 1 too (its records
+// come back without SampleSummary).
+constexpr int kRunDbSchemaVersion = 2;
+constexpr int kRunDbOldestReadableVersion = 1;
 // PRAGMA application_id of an lpsim run database ("lpsr").
 constexpr int32_t kRunDbApplicationId = 0x6c707372;
 // The database file inside a run directory.

@@ -212,18 +212,19 @@ StatusOr<std::unique_ptr<RunReader>> RunReader::Open(const std::string& path) {
                            "(application_id " +
                            buf + "): pass the run.db of a run lpsim wrote");
     }
-    if (*version != kRunDbSchemaVersion) {
+    if (*version < kRunDbOldestReadableVersion || *version > kRunDbSchemaVersion) {
       const std::string have = std::to_string(*version);
       const std::string want = std::to_string(kRunDbSchemaVersion);
       if (*version > kRunDbSchemaVersion) {
         return Status::Error(file + " has schema version " + have + ", newer than the version " +
                              want + " this lpsim reads: use a newer lpsim");
       }
-      return Status::Error(file + " has schema version " + have + ", older than the version " +
-                           want +
+      return Status::Error(file + " has schema version " + have + ", older than the versions " +
+                           std::to_string(kRunDbOldestReadableVersion) + ".." + want +
                            " this lpsim reads: open it with the lpsim that wrote it "
                            "(runs.lpsim_version) or re-run");
     }
+    impl->schema_version_ = static_cast<int>(*version);
     // The log histogram's resolution is part of the format.
     std::optional<std::string> bits;
     Status s = impl->Query("cannot read table meta",
@@ -277,7 +278,7 @@ StatusOr<RunInfo> RunReader::Info() const {
         i.config_json = st.Text(6);
         i.lpsim_version = st.Text(7);
         if (!st.IsNull(8)) i.last_step = st.Int(8);
-        i.schema_version = kRunDbSchemaVersion;
+        i.schema_version = impl_->schema_version_;
         if (std::find_if(std::begin(kRunStatuses), std::end(kRunStatuses), [&](const char* k) {
               return i.status == k;
             }) == std::end(kRunStatuses)) {

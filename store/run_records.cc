@@ -48,13 +48,14 @@ Status RunReader::ForEachRecord(const RecordFilter& filter,
     using store_internal::TextProblem;
     // Result columns: 0 s.id, 1 s.step, 2 t.id, 3 t.name, 4 t.role,
     // 5 t.module_type, 6 s.shape, 7 t.shape, 8 s.dtype, 9 t.dtype, then the
-    // stored stats columns, then the two histograms.
+    // stored stats columns, then the two histograms and the sample summary
+    // (NULL in a version 1 database, which has no such column).
     constexpr int kFirstStat = 10;
-    static const std::string kRecordsSql =
+    const std::string records_sql =
         "SELECT s.id, s.step, t.id, t.name, t.role, t.module_type, s.shape, t.shape, s.dtype, "
         "t.dtype, " +
-        store_internal::StoredStatsColumnList("s.") +
-        ", s.exponent_hist, s.log_hist "
+        store_internal::StoredStatsColumnList("s.") + ", s.exponent_hist, s.log_hist, " +
+        (impl_->schema_version_ >= 2 ? "s.samples " : "NULL ") +
         "FROM stats s JOIN tensors t ON t.id = s.tensor_id "
         "WHERE s.step BETWEEN ?1 AND ?2 AND (?3 IS NULL OR t.name = ?3) "
         "AND (?4 IS NULL OR instr(?4, '|' || t.role || '|') > 0) ORDER BY s.step, s.id";
@@ -64,6 +65,7 @@ Status RunReader::ForEachRecord(const RecordFilter& filter,
     int stored_stats = 0;
     for (const StatsColumn& c : kStatsColumns) stored_stats += c.derived() ? 0 : 1;
     const int exponent_col = kFirstStat + stored_stats;
+    const int samples_col = exponent_col + 2;
 
     Stmt fst;
     Status s = fst.Prepare(impl_->db_, kFormatsSql.c_str());
@@ -88,7 +90,7 @@ Status RunReader::ForEachRecord(const RecordFilter& filter,
         st.BindNull(4);
       }
     };
-    return impl_->Query("cannot read table stats", kRecordsSql, bind, [&](const Stmt& st) {
+    return impl_->Query("cannot read table stats", records_sql, bind, [&](const Stmt& st) {
       const int64_t stats_id = st.Int(0);
       const int64_t tensor_id = st.Int(2);
       auto corrupt = [&](const std::string& what, const std::string& context = "") {
@@ -129,6 +131,12 @@ Status RunReader::ForEachRecord(const RecordFilter& filter,
       if (!hs.ok()) return corrupt("exponent_hist: " + hs.message(), where);
       hs = store_internal::DecodeLogHist(st.Blob(exponent_col + 1), &r.stats);
       if (!hs.ok()) return corrupt("log_hist: " + hs.message(), where);
+      if (!st.IsNull(samples_col)) {
+        p = store_internal::BlobProblem(st, samples_col, "samples");
+        if (!p.empty()) return corrupt(p, where);
+        hs = store_internal::DecodeSampleSummary(st.Blob(samples_col), &r.samples.emplace());
+        if (!hs.ok()) return corrupt("samples: " + hs.message(), where);
+      }
 
       fst.Bind(1, stats_id);
       Status row_error;

@@ -338,6 +338,11 @@ class RunWriter::Impl {
     } else {
       st.BindNull(blobs + 3);
     }
+    if (r.samples) {
+      st.BindBlob(blobs + 4, store_internal::EncodeSampleSummary(*r.samples));
+    } else {
+      st.BindNull(blobs + 4);
+    }
     Status s = st.Run();
     if (!s.ok()) return s;
     const int64_t stats_id = sqlite3_last_insert_rowid(db_);

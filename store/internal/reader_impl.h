@@ -50,6 +50,7 @@ class RunReader::Impl {
 
   std::string path_;
   sqlite3* db_ = nullptr;
+  int schema_version_ = 0;  // PRAGMA user_version; 1 has no stats.samples
 };
 
 namespace store_internal {

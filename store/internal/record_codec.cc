@@ -3,9 +3,11 @@
 #include <time.h>  // gmtime_r
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -167,6 +169,76 @@ Status DecodeLogHist(const std::string& blob, TensorStats* s) {
   s->log_hist.assign(TensorStats::kLogBins, 0);
   return DecodeSparse(blob, /*signed_key=*/false, 0, TensorStats::kLogBins - 1,
                       [&](int b, uint64_t c) { s->log_hist[static_cast<size_t>(b)] = c; });
+}
+
+namespace {
+
+// SampleSummary's four quantile lists, in the blob's order (S: const or not).
+template <typename S>
+auto QuantileLists(S* s) {
+  return std::array{&s->row_log2_rms, &s->row_log2_offset, &s->position_log2_rms, &s->position_log2_offset};
+}
+
+}  // namespace
+
+std::string EncodeSampleSummary(const SampleSummary& s) {
+  std::string out;
+  PutLe(&out, static_cast<uint64_t>(s.rows), 8);
+  PutLe(&out, static_cast<uint64_t>(s.positions), 8);
+  for (const SampleSummary::Quantiles* q : QuantileLists(&s)) {
+    PutLe(&out, q->size(), 1);
+    for (float v : *q) {
+      uint32_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      PutLe(&out, bits, 4);
+    }
+  }
+  return out;
+}
+
+Status DecodeSampleSummary(const std::string& blob, SampleSummary* s) {
+  *s = SampleSummary();
+  constexpr size_t kFull = SampleSummary::kQuantiles + 1;
+  const auto* p = reinterpret_cast<const unsigned char*>(blob.data());
+  size_t off = 0;
+  auto need = [&](size_t bytes) { return off + bytes <= blob.size(); };
+  auto too_short = [&] {
+    return Status::Error("blob of " + std::to_string(blob.size()) + " bytes ends inside the summary");
+  };
+  if (!need(16)) return too_short();
+  s->rows = static_cast<int64_t>(GetLe(p, 8));
+  s->positions = static_cast<int64_t>(GetLe(p + 8, 8));
+  off = 16;
+  if (s->rows < 0 || s->positions < 0) {
+    return Status::Error("rows " + std::to_string(s->rows) + " or positions " + std::to_string(s->positions) +
+                         " is negative");
+  }
+  const char* const kNames[] = {"row_log2_rms", "row_log2_offset", "position_log2_rms", "position_log2_offset"};
+  int k = 0;
+  for (SampleSummary::Quantiles* q : QuantileLists(s)) {
+    const char* name = kNames[k++];
+    if (!need(1)) return too_short();
+    const size_t n = p[off++];
+    if (n != 0 && n != kFull) {
+      return Status::Error(std::string(name) + " has " + std::to_string(n) + " quantiles, not 0 or " +
+                           std::to_string(kFull));
+    }
+    if (!need(4 * n)) return too_short();
+    q->resize(n);
+    for (size_t i = 0; i < n; ++i, off += 4) {
+      const uint32_t bits = static_cast<uint32_t>(GetLe(p + off, 4));
+      float v;
+      std::memcpy(&v, &bits, sizeof v);
+      if (std::isnan(v) || v == HUGE_VALF) return Status::Error(std::string(name) + " holds NaN or +Inf");
+      if (i > 0 && v < (*q)[i - 1]) return Status::Error(std::string(name) + " decreases");
+      (*q)[i] = v;
+    }
+  }
+  if (off != blob.size()) {
+    return Status::Error("blob of " + std::to_string(blob.size()) + " bytes has " +
+                         std::to_string(blob.size() - off) + " bytes after the summary");
+  }
+  return Status();
 }
 
 }  // namespace lpsim::store_internal

@@ -48,6 +48,16 @@ std::string EncodeLogHist(const TensorStats& s);
 Status DecodeExponentHist(const std::string& blob, TensorStats* s);
 Status DecodeLogHist(const std::string& blob, TensorStats* s);
 
+// A SampleSummary as the stats table's samples blob (docs/store.md): rows
+// and positions as int64, then row_log2_rms, row_log2_offset,
+// position_log2_rms, position_log2_offset, each a uint8 length (0 or
+// kQuantiles + 1) and that many float32, little-endian. Decoding refuses a
+// blob of another size, a negative count, another length, a NaN or +Inf
+// quantile, or quantiles that decrease (-Inf is a log2 of 0: an offset whose
+// mean is 0).
+std::string EncodeSampleSummary(const SampleSummary& s);
+Status DecodeSampleSummary(const std::string& blob, SampleSummary* s);
+
 }  // namespace lpsim::store_internal
 
 #endif  // LPSIM_STORE_INTERNAL_RECORD_CODEC_H_

@@ -132,7 +132,8 @@ const std::string& SchemaSql() {
     stats.insert(stats.end(), {{"exponent_hist", "BLOB NOT NULL"},
                                {"log_hist", "BLOB NOT NULL"},
                                {"shape", "TEXT"},
-                               {"dtype", "TEXT"}});
+                               {"dtype", "TEXT"},
+                               {"samples", "BLOB"}});
     std::vector<SqlColumn> formats = {{"id", "INTEGER PRIMARY KEY"},
                                       {"stats_id", "INTEGER NOT NULL REFERENCES stats (id)"},
                                       {"tensor_id", "INTEGER NOT NULL REFERENCES tensors (id)"},
@@ -158,7 +159,7 @@ const std::string& StatsInsertSql() {
     std::vector<std::string> names = {"tensor_id", "step"};
     const std::vector<std::string> values = Names(kStatsColumns);
     names.insert(names.end(), values.begin(), values.end());
-    names.insert(names.end(), {"exponent_hist", "log_hist", "shape", "dtype"});
+    names.insert(names.end(), {"exponent_hist", "log_hist", "shape", "dtype", "samples"});
     return Insert("stats", names);
   }();
   return sql;

@@ -21,10 +21,10 @@ const std::string& SchemaSql();
 std::vector<std::pair<std::string, std::string>> MetaRows();
 
 // INSERT INTO stats: ?1 tensor_id, ?2 step, then kStatsColumns from ?3 in
-// order, then exponent_hist, log_hist, shape, dtype.
+// order, then exponent_hist, log_hist, shape, dtype, samples.
 const std::string& StatsInsertSql();
-// Parameter index of exponent_hist in StatsInsertSql (log_hist, shape and
-// dtype follow it).
+// Parameter index of exponent_hist in StatsInsertSql (log_hist, shape, dtype
+// and samples follow it).
 int StatsInsertBlobIndex();
 
 // INSERT INTO format_stats: ?1 stats_id, ?2 tensor_id, ?3 step, then

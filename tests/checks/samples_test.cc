@@ -4,14 +4,17 @@
 #include "checks/samples.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>  // mkdtemp
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 #include "checks/checker.h"
 #include "formats/format.h"
 #include "simd/analyze.h"
+#include "store/run_db.h"
 
 namespace lpsim {
 namespace {
@@ -123,19 +126,24 @@ int Count(const std::vector<Finding>& fs, const std::string& rule) {
   return static_cast<int>(std::count_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.rule == rule; }));
 }
 
-TEST(LowPrecisionGroups, DynamicRangeJudgesRowsAndPositionsNotValues) {
-  const int64_t rows = 64, cols = 16;
-  // A saturated softmax over 16 classes: per row one probability near 1,
-  // the rest 1e-12.. (most values flush in e4m3fn under current scaling,
-  // but no row and no class loses its energy). Over more classes than the
-  // batch has samples, the classes cold in every sample would flush as
-  // positions (docs/checks.md).
+// A saturated softmax over `cols` classes: per row one probability near 1,
+// the rest 1e-12.. (most values flush in e4m3fn under current scaling, but
+// no row and no class loses its energy).
+std::vector<float> SaturatedSoftmax(int64_t rows, int64_t cols) {
   std::vector<float> softmax(rows * cols);
   std::mt19937 rng(3);
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t hot = static_cast<int64_t>(rng() % cols);
     for (int64_t c = 0; c < cols; ++c) softmax[r * cols + c] = c == hot ? 1.0f : 1e-12f * (1 + static_cast<float>(c % 7));
   }
+  return softmax;
+}
+
+TEST(LowPrecisionGroups, DynamicRangeJudgesRowsAndPositionsNotValues) {
+  const int64_t rows = 64, cols = 16;
+  // Over more classes than the batch has samples, the classes cold in every
+  // sample would flush as positions (docs/checks.md).
+  const std::vector<float> softmax = SaturatedSoftmax(rows, cols);
   TensorRecord sm = Act(0, softmax, rows, "e4m3fn", "current", 0);
   EXPECT_GT(sm.formats[0].counts.underflow, sm.formats[0].counts.numel / 2);
   {
@@ -281,6 +289,38 @@ TEST(LowPrecisionGroups, CentredSnrBeforeALayerNormJudgesRows) {
   }
   EXPECT_EQ(fired_ln, 1);
   EXPECT_EQ(fired_bn, 0);
+}
+
+// A stored run keeps the summaries (stats.samples), so `lpsim check` on it
+// judges as the live run did: the saturated softmax that only the value
+// count flags is spared after a round trip through the run database.
+TEST(LowPrecisionGroups, StoredRunJudgesAsTheLiveRun) {
+  const TensorRecord live = Act(0, SaturatedSoftmax(64, 16), 64, "e4m3fn", "current", 0);
+  std::string dir = ::testing::TempDir() + "lpsim_samples_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  {
+    StatusOr<std::unique_ptr<RunWriter>> w = RunWriter::Open(dir, "stored", "{}");
+    ASSERT_TRUE(w.ok()) << w.status().message();
+    ASSERT_TRUE((*w)->Add(live).ok());
+    ASSERT_TRUE((*w)->Close(Status()).ok());
+  }
+  StatusOr<std::unique_ptr<RunReader>> r = RunReader::Open(dir);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  StatusOr<std::vector<TensorRecord>> stored = (*r)->Records();
+  ASSERT_TRUE(stored.ok()) << stored.status().message();
+  ASSERT_EQ(stored->size(), 1u);
+  ASSERT_TRUE((*stored)[0].samples.has_value());
+  std::filesystem::remove_all(dir);
+  auto judge = [](const TensorRecord& rec) {
+    Checker c;
+    c.Add(rec);
+    return Count(c.EndStep(0), "lp_dynamic_range");
+  };
+  EXPECT_EQ(judge((*stored)[0]), judge(live));
+  EXPECT_EQ(judge((*stored)[0]), 0);
+  TensorRecord bare = (*stored)[0];
+  bare.samples.reset();
+  EXPECT_EQ(judge(bare), 1) << "without the summary the value count fires: the stored one was used";
 }
 
 }  // namespace

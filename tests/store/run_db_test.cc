@@ -106,7 +106,30 @@ TensorRecord MakeRecord(int64_t step, const std::string& name, Role role) {
     c.sq_signal = std::abs(u(rng)) * 100;
     r.formats.push_back(f);
   }
+  if (role == Role::kActivation) {
+    // Increasing quantiles from -Inf (a log2 offset of a zero mean), one
+    // list empty (no row varies), as SummarizeSamples can leave them.
+    SampleSummary& m = r.samples.emplace();
+    m.rows = r.shape[0];
+    m.positions = r.shape[1];
+    for (SampleSummary::Quantiles* q : {&m.row_log2_rms, &m.row_log2_offset, &m.position_log2_rms}) {
+      float v = static_cast<float>(u(rng)) * 8;
+      for (int k = 0; k <= SampleSummary::kQuantiles; ++k, v += static_cast<float>(std::abs(u(rng)))) q->push_back(v);
+    }
+    m.row_log2_offset.front() = -HUGE_VALF;
+  }
   return r;
+}
+
+void ExpectSamplesEqual(const std::optional<SampleSummary>& a, const std::optional<SampleSummary>& b) {
+  ASSERT_EQ(a.has_value(), b.has_value());
+  if (!a) return;
+  EXPECT_EQ(a->rows, b->rows);
+  EXPECT_EQ(a->positions, b->positions);
+  EXPECT_EQ(a->row_log2_rms, b->row_log2_rms);  // float ==: bit for bit but the sign of 0
+  EXPECT_EQ(a->row_log2_offset, b->row_log2_offset);
+  EXPECT_EQ(a->position_log2_rms, b->position_log2_rms);
+  EXPECT_EQ(a->position_log2_offset, b->position_log2_offset);
 }
 
 void ExpectStatsEqual(const TensorStats& a, const TensorStats& b) {
@@ -142,6 +165,7 @@ void ExpectRecordEqual(const TensorRecord& a, const TensorRecord& b) {
     EXPECT_EQ(a.formats[i].scale, b.formats[i].scale);
     EXPECT_TRUE(a.formats[i].counts == b.formats[i].counts) << "format " << i;
   }
+  ExpectSamplesEqual(a.samples, b.samples);
 }
 
 std::unique_ptr<RunWriter> OpenWriter(const std::string& dir, const RunWriterOptions& opt = {}) {
@@ -350,6 +374,7 @@ TEST(RunDbTest, StoresTheDocumentedLayout) {
   EXPECT_EQ(query_int("SELECT snr_db = 20.0 FROM format_stats"), 1);
   EXPECT_EQ(query_int("SELECT shape IS NULL AND dtype IS NULL FROM stats"), 1)
       << "per-record shape/dtype are stored only where they differ from the tensors row";
+  EXPECT_EQ(query_int("SELECT samples IS NULL FROM stats"), 1) << "a record without a SampleSummary";
 
   sqlite3_stmt* st = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT exponent_hist, log_hist, p25, p50, p75, p99 FROM stats",
@@ -699,6 +724,73 @@ TEST(RunDbErrorTest, WrongSchemaVersion) {
     EXPECT_THAT(msg, HasSubstr(version > kRunDbSchemaVersion ? "use a newer lpsim"
                                                              : "the lpsim that wrote it"));
   }
+}
+
+// The samples blob's layout (docs/store.md): rows and positions as int64, then
+// each quantile list as a uint8 length and float32 values, little-endian.
+TEST(RunDbTest, StoresSampleSummariesInTheDocumentedLayout) {
+  TempDir dir;
+  TensorRecord r = MakeRecord(0, "fc1", Role::kActivation);
+  SampleSummary& m = *r.samples;
+  m.rows = 2;
+  m.positions = 258;
+  m.row_log2_rms.assign(SampleSummary::kQuantiles + 1, 1.0f);  // 0x3f800000
+  m.row_log2_offset.assign(SampleSummary::kQuantiles + 1, -2.0f);  // 0xc0000000
+  m.position_log2_rms.clear();
+  m.position_log2_offset.clear();
+  {
+    auto w = OpenWriter(dir.path());
+    ASSERT_TRUE(w->Add(r).ok());
+    ASSERT_TRUE(w->Close(Status()).ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2((dir / "run.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT samples FROM stats", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  const auto* p = static_cast<const unsigned char*>(sqlite3_column_blob(st, 0));
+  const std::vector<unsigned char> got(p, p + sqlite3_column_bytes(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  std::vector<unsigned char> want = {2, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0, 33};
+  for (int k = 0; k < 33; ++k) want.insert(want.end(), {0x00, 0x00, 0x80, 0x3f});
+  want.push_back(33);
+  for (int k = 0; k < 33; ++k) want.insert(want.end(), {0x00, 0x00, 0x00, 0xc0});
+  want.insert(want.end(), {0, 0});
+  EXPECT_EQ(got, want);
+}
+
+// Version 1 databases (no stats.samples) are still read: the same records,
+// without sample summaries.
+TEST(RunDbTest, ReadsVersionOneDatabasesWithoutSampleSummaries) {
+  TempDir dir;
+  std::vector<TensorRecord> written;
+  {
+    auto w = OpenWriter(dir.path());
+    WriteStep(*w, 0, &written);
+    WriteStep(*w, 1, &written);
+    ASSERT_TRUE(w->Close(Status()).ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "run.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE stats DROP COLUMN samples; PRAGMA user_version = 1", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  auto r = OpenReader(dir.path());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->Info()->schema_version, 1);
+  StatusOr<std::vector<TensorRecord>> recs = r->Records();
+  ASSERT_TRUE(recs.ok()) << recs.status().message();
+  ASSERT_EQ(recs->size(), written.size());
+  int had_samples = 0;
+  for (size_t i = 0; i < written.size(); ++i) {
+    had_samples += written[i].samples.has_value();
+    written[i].samples.reset();
+    ExpectRecordEqual(written[i], (*recs)[i]);
+  }
+  EXPECT_EQ(had_samples, 2) << "the written run held sample summaries to drop";
 }
 
 TEST(RunDbErrorTest, CorruptHistogramBlob) {

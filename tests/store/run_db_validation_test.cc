@@ -72,6 +72,12 @@ TensorRecord Record(int64_t step, const std::string& name, Role role) {
   f.counts.sq_error = 1e-6;
   f.counts.sq_signal = 2.0;
   r.formats.push_back(f);
+  if (role == Role::kActivation) {
+    SampleSummary& m = r.samples.emplace();
+    m.rows = 4;
+    m.positions = 8;
+    for (int k = 0; k <= SampleSummary::kQuantiles; ++k) m.row_log2_rms.push_back(-3.0f + 0.01f * k);
+  }
   return r;
 }
 
@@ -197,6 +203,21 @@ INSTANTIATE_TEST_SUITE_P(
                    {"table stats, row 1", "column max_abs", "fp32 range"}, ReadRecords},
         Corruption{"TextInBlobColumn", "UPDATE stats SET log_hist = 'abc' WHERE id = 2",
                    {"table stats, row 2", "column log_hist", "a blob"}, ReadRecords},
+        // Activations (rows 1 and 3) hold a sample summary.
+        Corruption{"TextInSamples", "UPDATE stats SET samples = 'abc' WHERE id = 3",
+                   {"table stats, row 3", "column samples", "a blob"}, ReadRecords},
+        Corruption{"SamplesCut", "UPDATE stats SET samples = substr(samples, 1, 40) WHERE id = 1",
+                   {"table stats, row 1", "samples: blob of 40 bytes ends inside the summary"}, ReadRecords},
+        Corruption{"SamplesBadLength", "UPDATE stats SET samples = X'0400000000000000080000000000000005' WHERE id = 1",
+                   {"table stats, row 1", "samples: row_log2_rms has 5 quantiles, not 0 or 33"}, ReadRecords},
+        Corruption{"SamplesTrailing", "UPDATE stats SET samples = CAST(samples || X'00' AS BLOB) WHERE id = 3",
+                   {"table stats, row 3", "1 bytes after the summary"}, ReadRecords},
+        Corruption{"SamplesDecrease",
+                   "UPDATE stats SET samples = CAST(substr(samples, 1, 17) || X'000080bf' || substr(samples, 22) "
+                   "AS BLOB) WHERE id = 1",
+                   {"table stats, row 1", "samples: row_log2_rms decreases"}, ReadRecords},
+        Corruption{"SamplesNegativeRows", "UPDATE stats SET samples = CAST(X'FFFFFFFFFFFFFFFF' || substr(samples, 9) AS BLOB) WHERE id = 1",
+                   {"table stats, row 1", "rows -1"}, ReadRecords},
         Corruption{"TextStep", "UPDATE stats SET step = 'one' WHERE id = 2",
                    {"table stats, row 2", "column step"}, ReadSteps},
         Corruption{"StatsOfMissingTensor", "UPDATE stats SET tensor_id = 99 WHERE id = 3",
