@@ -222,10 +222,11 @@ void StepAnalyzer::Analyze(TensorSnapshot& s) {
                                      opt_.check_config.activations.dead_relu.zero_threshold);
     }
   }
-  if (rec.role == Role::kActivation && (opt_.checks || opt_.on_record) &&
+  if (rec.role == Role::kActivation && (opt_.checks || opt_.on_record || writer_) &&
       (opt_.check_config.enabled("lp_dynamic_range") || opt_.check_config.enabled("lp_centred_snr"))) {
     // lp_dynamic_range and lp_centred_snr judge rows and positions (here,
-    // or wherever on_record's records are judged: lpsim validate).
+    // wherever on_record's records are judged, or on the stored run:
+    // `lpsim check`, lpsim validate).
     rec.samples = SummarizeSamples(data, rec.shape);
   }
   const std::string recipe_name = recipe.Name();

@@ -16,12 +16,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
-#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,49 +29,11 @@
 #include "core/printable.h"
 #include "core/target.h"
 #include "report/recommend.h"
-#include "report/target_rewrite.h"
+#include "report/stored_check.h"
 #include "simd/scaling.h"
 #include "store/run_db.h"
 
 namespace lpsim::cli {
-
-StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const CheckConfig& config,
-                                              const std::function<void(TensorRecord*)>& rewrite) {
-  StatusOr<std::vector<ScalarRecord>> scalars = reader.Scalars();
-  if (!scalars.ok()) return scalars.status();
-  StatusOr<std::vector<int64_t>> record_steps = reader.Steps();
-  if (!record_steps.ok()) return record_steps.status();
-  std::set<int64_t> steps(record_steps->begin(), record_steps->end());
-  for (const ScalarRecord& s : *scalars) steps.insert(s.step);
-
-  // Feed the run step by step, as the tracker would have: a step's scalars
-  // and tensor records, then EndStep.
-  Checker checker(config);
-  auto next_step = steps.begin();
-  size_t next_scalar = 0;
-  auto end_through = [&](int64_t last) {  // ends every step <= last
-    while (next_step != steps.end() && *next_step <= last) {
-      while (next_scalar < scalars->size() && (*scalars)[next_scalar].step <= *next_step) {
-        checker.Add((*scalars)[next_scalar++]);
-      }
-      checker.EndStep(*next_step);
-      ++next_step;
-    }
-  };
-  int64_t open_step = steps.empty() ? 0 : *steps.begin();
-  Status s = reader.ForEachRecord({}, [&](TensorRecord&& r) {
-    if (r.step != open_step) {
-      end_through(r.step - 1);
-      open_step = r.step;
-    }
-    if (rewrite) rewrite(&r);
-    checker.Add(r);
-    return Status();
-  });
-  if (!s.ok()) return s;
-  end_through(steps.empty() ? 0 : *steps.rbegin());
-  return checker.findings();
-}
 
 namespace {
 
@@ -137,17 +98,17 @@ int RunCheck(const CheckArgs& a) {
     if (!c.ok()) return fail(c.status().message(), kExitBadInput);
     config = std::move(c).value();
   }
-  std::function<void(TensorRecord*)> rewrite;
+  std::optional<Target> target;
   std::string target_name;
   if (!a.target.empty()) {
     StatusOr<Target> t = FindTarget(a.target);
     if (!t.ok()) return fail("--target: " + t.status().message(), kExitBadInput);
     target_name = t->name;
-    rewrite = TargetRewrite(std::move(t).value());
+    target = std::move(t).value();
   }
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
   if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
-  StatusOr<std::vector<Finding>> found = CheckStoredRun(**reader, config, rewrite);
+  StatusOr<std::vector<Finding>> found = CheckStoredRun(**reader, config, target ? &*target : nullptr);
   if (!found.ok()) return PrintError("check", found.status());
   std::vector<Finding> findings = std::move(found).value();
   SortForDisplay(&findings);

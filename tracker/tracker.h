@@ -143,8 +143,9 @@ struct TrackerOptions {
   // gradients, before the update, records nothing, and leaves the run as
   // it found it: weights, the modules' buffers (BatchNorm statistics) and
   // the CPU random state (so dropout draws the same masks in every call and
-  // in training). The losses become the scalars "probe_loss" and
-  // "probe_loss:TARGET", which lp_forward_loss judges (docs/checks.md).
+  // in training). The losses, times probe_loss_scale (below), become the
+  // scalars "probe_loss" and "probe_loss:TARGET", which lp_forward_loss
+  // judges against the losses step() was given (docs/checks.md).
   // Not with simulate mode, which runs on the target already.
   std::function<torch::Tensor()> probe;
   std::vector<std::string> probe_targets;
@@ -167,6 +168,10 @@ struct TrackerOptions {
   // without a closure (not LBFGS). 0: no rollouts.
   int probe_rollout = 0;
   int probe_rollout_every = 16;
+  // The training's static loss scale: step() is given the loss times this,
+  // `probe` returns it unscaled. Rollouts backpropagate probe's loss times
+  // it, and every probe and rollout loss is recorded times it, in the units
+  // of the losses step() records (the rules compare the two).
   double probe_loss_scale = 1;
   // Simulate mode: the matrix-multiply unit (mmu/unit.h, docs/mmu.md: "h100",
   // "b200", ...) that lpsim::Linear and lpsim::Conv2d (tracker/layers.h) run

@@ -54,7 +54,8 @@ void Tracker::Impl::Probe() {
     restore(cast);  // the call as is leaves the weights as they were
     return v;
   };
-  AddScalar(ScalarRecord{step_, "probe_loss", loss()});
+  // In the units of step()'s loss (TrackerOptions::probe_loss_scale).
+  AddScalar(ScalarRecord{step_, "probe_loss", opt_.probe_loss_scale * loss()});
   for (ProbeTarget& t : probes_) {
     const RoleSpec& weights = t.target.role(TargetRole::kWeight);
     for (Param& p : params_) {
@@ -62,7 +63,7 @@ void Tracker::Impl::Probe() {
       p.tensor.copy_(CastAsRole(weights, RoleKey(TargetRole::kWeight, p.name), &t.quantizers, p.tensor));
     }
     probing_ = &t;
-    AddScalar(ScalarRecord{step_, "probe_loss:" + t.target.name, loss()});
+    AddScalar(ScalarRecord{step_, "probe_loss:" + t.target.name, opt_.probe_loss_scale * loss()});
   }
 }
 
@@ -142,7 +143,7 @@ void Tracker::Impl::Rollout() {
       losses.emplace_back("rollout_loss:" + t.target.name, RolloutOn(&copy, weights, bytes));
     }
     restore();
-    for (const auto& [name, v] : losses) AddScalar(ScalarRecord{step_, name, v});
+    for (const auto& [name, v] : losses) AddScalar(ScalarRecord{step_, name, opt_.probe_loss_scale * v});
   } catch (...) {
     restore();
     throw;

@@ -15,11 +15,12 @@
 // AdamW, SGD, RMSprop; warm-up and decay; dropout, weight decay, BatchNorm,
 // LayerNorm; planted breakers and programs that train fine):
 //   1. train once in fp32 with a Tracker (default options): the loss and
-//      accuracy of fp32, and every tensor record;
+//      accuracy of fp32, and the run database (every tensor record);
 //   2. per built-in training target: the prediction is the first lp_* warning
-//      or error the rules raise on those records judged in the target's
-//      formats (report/target_rewrite.h, as `lpsim check RUN --target T`) and
-//      on the fp32 run's probes of the target (TrackerOptions::probe: every
+//      or error the rules raise on the stored run judged on the target
+//      (report/stored_check.h, the function `lpsim check RUN --target T`
+//      runs): its records in the target's formats, and the fp32 run's probes
+//      of the target (TrackerOptions::probe: every
 //      8 steps the step's loss with weights and activations as the target
 //      stores them; lp_forward_loss) and rollouts (probe_rollout: every 16
 //      steps, 8 steps of training on the step's batch as simulate mode
@@ -76,7 +77,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -95,7 +95,7 @@
 #include "examples/validation/corpus_fresh5.h"
 #include "examples/validation/corpus_fresh6.h"
 #include "examples/validation/corpus_fresh7.h"
-#include "report/target_rewrite.h"
+#include "report/stored_check.h"
 #include "store/run_db.h"
 #include "tracker/tracker.h"
 
@@ -144,11 +144,35 @@ torch::Tensor LossOf(const Program& p, const torch::Tensor& out, const torch::Te
   return p.loss == Loss::kCe ? nn::functional::cross_entropy(out, y) : nn::functional::mse_loss(out, y);
 }
 
-// Trains p; `target` empty: fp32 with tracking (records collected, and the
-// probes of `probe_targets` into `probes`), else simulate mode on that
-// target with tracking reduced to step 0.
-Curve Train(const Program& p, const std::string& target, std::vector<TensorRecord>* records,
-            const std::vector<std::string>& probe_targets = {}, std::vector<lpsim::ScalarRecord>* probes = nullptr) {
+// The fp32 run as stored: what the predictions read back, as `lpsim check
+// RUN --target T` does (report/stored_check.h).
+struct StoredRun {
+  std::vector<lpsim::ScalarRecord> scalars;  // loss, probes, rollouts, ...: in the units step() was given
+  std::set<int64_t> steps;
+  std::vector<TensorRecord> records;  // in step order
+};
+
+lpsim::StatusOr<StoredRun> ReadRun(const std::string& dir) {
+  lpsim::StatusOr<std::unique_ptr<lpsim::RunReader>> run = lpsim::RunReader::Open(dir);
+  if (!run.ok()) return run.status();
+  StoredRun out;
+  lpsim::StatusOr<std::vector<lpsim::ScalarRecord>> scalars = (*run)->Scalars();
+  if (!scalars.ok()) return scalars.status();
+  out.scalars = std::move(scalars).value();
+  lpsim::StatusOr<std::vector<int64_t>> steps = (*run)->Steps();
+  if (!steps.ok()) return steps.status();
+  out.steps.insert(steps->begin(), steps->end());
+  lpsim::StatusOr<std::vector<TensorRecord>> records = (*run)->Records();
+  if (!records.ok()) return records.status();
+  out.records = std::move(records).value();
+  return out;
+}
+
+// Trains p; `target` empty: fp32 with tracking (the run database in
+// `stored`, with the probes and rollouts of `probe_targets`), else simulate
+// mode on that target with tracking reduced to step 0.
+Curve Train(const Program& p, const std::string& target, StoredRun* stored,
+            const std::vector<std::string>& probe_targets = {}) {
   torch::manual_seed(7);
   const Data data = p.data();
   torch::manual_seed(11);
@@ -160,13 +184,8 @@ Curve Train(const Program& p, const std::string& target, std::vector<TensorRecor
   o.overwrite = true;
   o.capture_nonfinite = false;
   for (auto& rule : o.check_config.rules) rule.second.policy = lpsim::Policy::kLog;
-  std::mutex mu;
   if (target.empty()) {
-    o.checks = false;  // judged per target below
-    o.on_record = [&](const TensorRecord& r) {
-      std::lock_guard<std::mutex> lock(mu);
-      records->push_back(r);
-    };
+    o.checks = false;  // judged per target below, from the stored run
   } else {
     o.target = target;
     o.simulate = true;
@@ -175,14 +194,14 @@ Curve Train(const Program& p, const std::string& target, std::vector<TensorRecor
   }
   torch::Tensor probe_x, probe_y;  // the batch of the step in progress
   if (target.empty() && !probe_targets.empty()) {
-    // Unscaled, as the loss Predict judges (Curve::loss): lp_forward_loss
-    // compares the two.
+    // Unscaled; the tracker records it times probe_loss_scale, in the
+    // units of the loss step() is given, which lp_forward_loss compares.
     o.probe = [&] { return LossOf(p, p.forward(*model, probe_x), probe_y); };
     o.probe_targets = probe_targets;
     o.probe_every = g_probe_every;
     o.probe_rollout = g_rollout;
     o.probe_rollout_every = g_rollout_every;
-    o.probe_loss_scale = p.loss_scale;  // rollouts backpropagate as the training does
+    o.probe_loss_scale = p.loss_scale;  // the training's static loss scale
   }
   Curve c;
   {
@@ -205,14 +224,10 @@ Curve Train(const Program& p, const std::string& target, std::vector<TensorRecor
     g_tracker = nullptr;
     (void)tracker.Close();
   }
-  if (probes && !o.probe_targets.empty()) {
-    lpsim::StatusOr<std::unique_ptr<lpsim::RunReader>> run = lpsim::RunReader::Open(o.run_dir);
-    if (!run.ok()) throw std::runtime_error("reading the probes of " + p.name + ": " + run.status().message());
-    lpsim::StatusOr<std::vector<lpsim::ScalarRecord>> scalars = (*run)->Scalars();
-    if (!scalars.ok()) throw std::runtime_error("reading the probes of " + p.name + ": " + scalars.status().message());
-    for (lpsim::ScalarRecord& r : *scalars) {
-      if (r.name.rfind("probe_loss", 0) == 0 || r.name.rfind("rollout_loss", 0) == 0) probes->push_back(std::move(r));
-    }
+  if (stored) {
+    lpsim::StatusOr<StoredRun> run = ReadRun(o.run_dir);
+    if (!run.ok()) throw std::runtime_error("reading the fp32 run of " + p.name + ": " + run.status().message());
+    *stored = std::move(run).value();
   }
   return c;
 }
@@ -303,39 +318,31 @@ struct Prediction {
   std::map<std::string, int64_t> first_by_rule;
 };
 
-// The lp_* rules on the fp32 run's records as the target would store them,
-// with the fp32 run's loss per step (as `lpsim check` reads it from the run)
-// and its probes of this target (lp_forward_loss). `records` sorted by step.
-Prediction Predict(const std::vector<TensorRecord>& records, const std::vector<double>& loss,
-                   const std::vector<lpsim::ScalarRecord>& probes, const lpsim::Target& target) {
+// The lp_* rules on the stored fp32 run judged on the target: its records
+// in the target's formats, its loss, and its probes and rollouts of this
+// target (lp_forward_loss, lp_rollout). The same function as `lpsim check
+// RUN --target T`.
+Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
   lpsim::CheckConfig config = lpsim::CheckConfig::Defaults();
   for (auto& [name, rule] : config.rules) rule.enabled = name.rfind("lp_", 0) == 0;
-  lpsim::Checker checker(config);
-  lpsim::TargetRewrite rewrite(target);
+  const lpsim::StatusOr<std::vector<Finding>> found = lpsim::CheckRecords(
+      run.scalars, run.steps,
+      [&](const std::function<lpsim::Status(TensorRecord&&)>& fn) {
+        for (const TensorRecord& r : run.records) {
+          lpsim::Status s = fn(TensorRecord(r));
+          if (!s.ok()) return s;
+        }
+        return lpsim::Status();
+      },
+      config, &target);
+  if (!found.ok()) throw std::runtime_error("judging on " + target.name + ": " + found.status().message());
   Prediction pr;
-  const std::string mine = "probe_loss:" + target.name, rollout = "rollout_loss:" + target.name;
-  size_t r = 0, q = 0;
-  for (int64_t s = 0; s < static_cast<int64_t>(loss.size()); ++s) {
-    checker.Add(lpsim::ScalarRecord{s, "loss", loss[s]});
-    for (; q < probes.size() && probes[q].step <= s; ++q) {
-      const std::string& n = probes[q].name;
-      if (probes[q].step == s && (n == "probe_loss" || n == mine || n == "rollout_loss" || n == rollout)) {
-        checker.Add(probes[q]);
-      }
-    }
-    for (; r < records.size() && records[r].step <= s; ++r) {
-      if (records[r].step < s) continue;
-      TensorRecord rec = records[r];
-      rewrite(&rec);
-      checker.Add(rec);
-    }
-    for (const Finding& f : checker.EndStep(s)) {
-      // lp_delayed_warmup speaks of the recipe's first steps (casts saturate
-      // while the amax history fills), not of a training that breaks.
-      if (f.severity == lpsim::Severity::kInfo || f.rule == "lp_delayed_warmup") continue;
-      if (!pr.fires) pr = {true, f.step, f.rule, f.tensor, f.message, f.evidence, {}};
-      pr.first_by_rule.emplace(f.rule, f.step);
-    }
+  for (const Finding& f : *found) {
+    // lp_delayed_warmup speaks of the recipe's first steps (casts saturate
+    // while the amax history fills), not of a training that breaks.
+    if (f.severity == lpsim::Severity::kInfo || f.rule == "lp_delayed_warmup") continue;
+    if (!pr.fires) pr = {true, f.step, f.rule, f.tensor, f.message, f.evidence, {}};
+    pr.first_by_rule.emplace(f.rule, f.step);
   }
   return pr;
 }
@@ -532,27 +539,23 @@ int Main(int argc, char** argv) {
   std::map<std::string, std::pair<double, double>> fp32_final;  // program -> (loss, accuracy)
   nlohmann::ordered_json fp32_runs = nlohmann::ordered_json::object();  // program -> loss and probes (--json)
   for (const auto& [p, group] : programs) {
-    std::vector<TensorRecord> records;
-    std::vector<lpsim::ScalarRecord> probes;
     std::vector<std::string> probe_targets;
     if (probe) {
       for (const lpsim::Target& t : targets) probe_targets.push_back(t.name);
     }
-    const Curve fp32 = Train(p, "", &records, probe_targets, &probes);
+    StoredRun stored;
+    const Curve fp32 = Train(p, "", &stored, probe_targets);
     if (json) {
       nlohmann::ordered_json& run = fp32_runs[p.name];
       run["loss"] = nlohmann::ordered_json::array();
       for (double l : fp32.loss) run["loss"].push_back(std::isfinite(l) ? nlohmann::ordered_json(l) : nullptr);
       run["probes"] = nlohmann::ordered_json::object();
-      for (const lpsim::ScalarRecord& r : probes) {
+      for (const lpsim::ScalarRecord& r : stored.scalars) {
+        if (r.name.rfind("probe_loss", 0) != 0 && r.name.rfind("rollout_loss", 0) != 0) continue;
         run["probes"][r.name].push_back(
             {r.step, std::isfinite(r.value) ? nlohmann::ordered_json(r.value) : nlohmann::ordered_json()});
       }
     }
-    // Stable: within a step the records keep the tracker's order (forward
-    // order of the activations, which lp_centred_snr reads).
-    std::stable_sort(records.begin(), records.end(),
-              [](const TensorRecord& a, const TensorRecord& b) { return a.step < b.step; });
     fp32_final[p.name] = {fp32.Final(fp32.loss), fp32.accuracy.empty() ? NAN : fp32.Final(fp32.accuracy)};
     if (verbose) {
       std::printf("%s (%s): fp32 loss %.4g -> %.4g", p.name.c_str(), GroupName(group), fp32.loss.front(),
@@ -561,7 +564,7 @@ int Main(int argc, char** argv) {
       std::printf("\n");
     }
     for (const lpsim::Target& t : targets) {
-      Cell c{p.name, t.name, group, Predict(records, fp32.loss, probes, t),
+      Cell c{p.name, t.name, group, Predict(stored, t),
              truths.empty() ? Judge(fp32, Train(p, t.name, nullptr)) : truths.at({p.name, t.name})};
       if (verbose) {
         std::printf("  %-20s predicted: %s  simulated: %s (loss %.4g)\n", t.name.c_str(),

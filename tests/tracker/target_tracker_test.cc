@@ -300,13 +300,17 @@ TEST_F(TargetTracker, RolloutIsSimulateModesTraining) {
   const auto rollouts = ScalarsOf(o.run_dir, "rollout_loss");
   ASSERT_EQ(rollouts.size(), targets.size() + 1);
   ASSERT_EQ(rollouts.at("rollout_loss").size(), 2u);  // steps 0 and 2
+  // Recorded in the units of step()'s loss: times the loss scale (4: exact).
   const double fp32 = rollouts.at("rollout_loss").at(0);
-  EXPECT_EQ(fp32, trained(""));
+  EXPECT_EQ(fp32, 4 * trained(""));
   for (const std::string& target : targets) {
     const double r = rollouts.at("rollout_loss:" + target).at(0);
-    EXPECT_EQ(r, trained(target)) << target;
+    EXPECT_EQ(r, 4 * trained(target)) << target;
     EXPECT_NE(r, fp32) << target << ": the rollout cast nothing";
   }
+  // The probe's loss too: at step 0 the probe as is computes the training's
+  // forward pass, so it is recorded as step() recorded the scaled loss.
+  EXPECT_EQ(ScalarsOf(o.run_dir, "probe_loss").at("probe_loss").at(0), ScalarsOf(o.run_dir, "loss").at("loss").at(0));
 }
 
 // A tracker that probes (and rolls out) every step trains exactly as one

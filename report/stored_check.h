@@ -1,0 +1,49 @@
+// The rule catalog on a stored run, fed step by step as the tracker feeds
+// it live: each step's scalars, then its tensor records, then EndStep. With
+// a hardware target, each record is judged in the target's formats
+// (TargetRewrite) and, of the probes and rollouts (TrackerOptions::probe),
+// only fp32's and the target's are read: the run judged on that target.
+// `lpsim check RUN [--target T]` and `lpsim validate`'s predictions are
+// this function, so the two cannot disagree.
+//
+//   StatusOr<std::vector<Finding>> f = CheckStoredRun(*reader, CheckConfig::Defaults(), &target);
+//   // or over records already read (several targets, one read):
+//   StatusOr<std::vector<Finding>> g = CheckRecords(scalars, steps, source, config, &target);
+#ifndef LPSIM_REPORT_STORED_CHECK_H_
+#define LPSIM_REPORT_STORED_CHECK_H_
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <vector>
+
+#include "checks/check_config.h"
+#include "core/records.h"
+#include "core/status.h"
+#include "core/target.h"
+#include "store/run_db.h"
+
+namespace lpsim {
+
+// Calls its argument with every tensor record of a run, in step order (the
+// order the run database keeps: RunReader::ForEachRecord); stops at the
+// first error either side returns.
+using RecordSource = std::function<Status(const std::function<Status(TensorRecord&&)>&)>;
+
+// The findings, in the order the rules raised them. `steps`: every step
+// with a record or a scalar. `target`: null judges the records' own formats.
+StatusOr<std::vector<Finding>> CheckRecords(const std::vector<ScalarRecord>& scalars, const std::set<int64_t>& steps,
+                                            const RecordSource& records, const CheckConfig& config,
+                                            const Target* target);
+
+// CheckRecords over the run `reader` opened, its records streamed.
+StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const CheckConfig& config,
+                                              const Target* target);
+
+// Whether a scalar is read when the run is judged on `target` (null: every
+// scalar): not the probe or rollout loss of another target.
+bool ScalarJudgedOn(const ScalarRecord& s, const Target* target);
+
+}  // namespace lpsim
+
+#endif  // LPSIM_REPORT_STORED_CHECK_H_
