@@ -10,6 +10,27 @@
 #include "tracker/internal/tracker_impl.h"
 
 namespace lpsim {
+namespace {
+
+// Straight-through: forward exactly q (x as stored), backward the gradient
+// as it comes. The usual x + (q - x).detach() is not q where x is infinite
+// (-inf - -inf is NaN: an attention mask of -inf turned every row NaN even
+// in bf16, which stores -inf) nor where q - x rounds (x = 1e30 saturated
+// to 448 gave 0).
+class StraightThrough : public torch::autograd::Function<StraightThrough> {
+ public:
+  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x, const torch::Tensor& q) {
+    (void)x;
+    return q;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
+                                                 torch::autograd::variable_list grad) {
+    return {grad[0], torch::Tensor()};
+  }
+};
+
+}  // namespace
+
 
 using tracker_internal::FastPath;
 
@@ -93,7 +114,7 @@ torch::Tensor Tracker::Impl::Tap(const std::string& name, const torch::Tensor& x
     if (!x.requires_grad()) return q;  // a probe: no gradients
     // A rollout trains as simulate mode does: straight-through, the
     // gradient as the target stores it.
-    torch::Tensor y = x + (q - x).detach();
+    torch::Tensor y = StraightThrough::apply(x, q.detach());
     y.register_hook([this, t, name](torch::Tensor grad) -> torch::Tensor {
       return CastAsRole(t->target.role(TargetRole::kActivationGrad), RoleKey(TargetRole::kActivationGrad, name),
                         &t->quantizers, grad);
@@ -110,7 +131,7 @@ torch::Tensor Tracker::Impl::Tap(const std::string& name, const torch::Tensor& x
   if (opt_.simulate && x.is_floating_point() && x.device().is_cpu()) {
     // Straight-through: forward sees q(x), backward passes the gradient on.
     torch::Tensor q = FakeQuant(sim_fwd_, name, Role::kActivation, x);
-    y = x + (q - x).detach();
+    y = x.requires_grad() ? StraightThrough::apply(x, q.detach()) : q;
   }
   if (y.requires_grad() && (opt_.simulate || (tracking && Selected(name, Role::kActivationGrad)))) {
     const int64_t step = step_;

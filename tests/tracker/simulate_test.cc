@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -101,10 +102,38 @@ TEST(SimulateShort, GrownAmaxUnderDelayedScalingSaturates) {
   // Step 1: scale 448 / 1000; an amax 4x larger lands at 4 x 448 and clamps.
   torch::Tensor y1 = tracker.tap("x", torch::tensor({4000.0f, 1.0f, 0.5f, 2.0f}));
   const float s = CurrentScale(*ParseFormat("e4m3fn"), 1000.0f);
-  // The straight-through sum x + (q - x) rounds twice near 4000.
-  constexpr float kStraightThroughSlack = 1e-3f;
-  EXPECT_NEAR(y1[0].item<float>(), 448.0f / s, kStraightThroughSlack);
+  EXPECT_EQ(y1[0].item<float>(), 448.0f / s);
   EXPECT_TRUE(torch::isfinite(y1).all().item<bool>());
+  fs::remove_all(o.run_dir);
+}
+
+// Straight-through is the cast exactly in forward and the gradient as it
+// comes (cast as the backward stores it) in backward: an attention mask's
+// -inf stays -inf in e5m2, which has infinities (x + (q - x) made it NaN),
+// a value far beyond the saturating cast's max is its max (x + (q - x)
+// rounded to 0), and the gradient reaches x unchanged (values exact in
+// e5m2).
+TEST(SimulateShort, StraightThroughIsTheCastExactly) {
+  Tiny net;
+  torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.0));
+  TrackerOptions o;
+  o.simulate = true;
+  o.scaling = Scaling::None();
+  o.simulate_forward = "e5m2";
+  o.checks = false;
+  o.run_dir = TempDir("straight");
+  Tracker tracker(net, opt, o);
+  const float inf = std::numeric_limits<float>::infinity();
+  torch::Tensor x = torch::tensor({-inf, 1e30f, 1.0f, 0.3f}).requires_grad_();
+  torch::Tensor y = tracker.tap("scores", x);
+  ASSERT_TRUE(y.requires_grad());
+  EXPECT_EQ(y[0].item<float>(), -inf);
+  EXPECT_EQ(y[1].item<float>(), 57344.0f);  // e5m2's max: saturated
+  EXPECT_EQ(y[2].item<float>(), 1.0f);
+  EXPECT_EQ(y[3].item<float>(), 0.3125f);  // 0.3 to the nearest of e5m2's step 2^-4
+  const torch::Tensor w = torch::tensor({0.0f, 2.0f, 3.0f, 4.0f});
+  (y.masked_fill(torch::isinf(y), 0) * w).sum().backward();
+  EXPECT_TRUE(x.grad().equal(w)) << x.grad();
   fs::remove_all(o.run_dir);
 }
 
