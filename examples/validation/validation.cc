@@ -4,14 +4,18 @@
 //
 // For every program of the corpus (corpus.h, corpus_fresh.h, corpus_fresh2.h,
 // corpus_fresh3.h, corpus_fresh4.h, corpus_fresh5.h, corpus_fresh6.h,
-// corpus_fresh7.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
+// corpus_fresh7.h, corpus_fresh8.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
 // Conv1d nets, gated recurrent nets, an LSTM, SwiGLU units, DeepSets, a
 // mixture of experts, HMMs, a graph convolutional network, depthwise-
 // separable and squeeze-and-excitation CNNs, a gated TCN, a highway net,
 // Perceiver latents, an RBF network, a U-Net, a FiLM-conditioned MLP, a
 // diagonal linear recurrence, ResNeXt and Inception CNNs, an FT-Transformer,
 // a diffusion noise-prediction MLP, a Poincare-ball classifier, a Switch
-// mixture of experts, a soft decision tree, a spiking network; Adam,
+// mixture of experts, a soft decision tree, a spiking network, a capsule
+// network, a gMLP, a weight-normalised MLP, an RK4 neural ODE, a Deep &
+// Cross network, a Fourier neural operator, a linear-attention language
+// model, a reversible stack, a closed-form ridge head, a Sinkhorn transport
+// loss; Adam,
 // AdamW, SGD, RMSprop; warm-up and decay; dropout, weight decay, BatchNorm,
 // LayerNorm; planted breakers and programs that train fine):
 //   1. train once in fp32 with a Tracker (default options): the loss and
@@ -48,7 +52,7 @@
 // programs, probes and rollouts included). The truths depend on the corpus and on
 // simulate mode, not on the rules: rerun without --truth when either changes.
 //
-// The corpus is split in nine groups: Programs() (corpus.h) in two halves,
+// The corpus is split in ten groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
 // (corpus_fresh.h), written after the rules' thresholds were set;
 // `fresh2`, Fresh2Programs() (corpus_fresh2.h), written after fresh, too,
@@ -58,11 +62,13 @@
 // predictions after fresh3; `fresh5`, Fresh5Programs()
 // (corpus_fresh5.h), written blind to them after fresh4; `fresh6`,
 // Fresh6Programs() (corpus_fresh6.h), written blind to them after fresh5;
-// and `fresh7`, Fresh7Programs() (corpus_fresh7.h), written blind to them
-// after fresh6. All are seen data now: each judged one change (fresh6
-// measured the rules out of sample and judged a gradient probe that did not
-// land; fresh7 judged the rollouts) and was then looked at. To judge the
-// next change, write another group blind.
+// `fresh7`, Fresh7Programs() (corpus_fresh7.h), written blind to them
+// after fresh6; and `fresh8`, Fresh8Programs() (corpus_fresh8.h), written
+// blind to them after fresh7. fresh .. fresh7 are seen data now: each judged
+// one change (fresh6 measured the rules out of sample and judged a gradient
+// probe that did not land; fresh7 judged the rollouts) and was then looked
+// at. fresh8 is the unseen group for the next change; after that, write
+// another group blind.
 // The table reports the whole corpus and each group.
 //
 // One translation unit on purpose: each LibTorch TU costs minutes on a small
@@ -95,6 +101,7 @@
 #include "examples/validation/corpus_fresh5.h"
 #include "examples/validation/corpus_fresh6.h"
 #include "examples/validation/corpus_fresh7.h"
+#include "examples/validation/corpus_fresh8.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
 #include "tracker/tracker.h"
@@ -350,16 +357,16 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
 // Which group of the corpus a program belongs to: each is a column of the
 // table and an object of the JSON, in this order. A new group is a value
 // here, its name in kGroupNames and its programs in Corpus().
-enum class Group { kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5, kFresh6, kFresh7 };
-constexpr std::array<const char*, 9> kGroupNames = {"tune",   "holdout", "fresh",  "fresh2", "fresh3",
-                                                     "fresh4", "fresh5",  "fresh6", "fresh7"};
+enum class Group { kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5, kFresh6, kFresh7, kFresh8 };
+constexpr std::array<const char*, 10> kGroupNames = {"tune",   "holdout", "fresh",  "fresh2", "fresh3",
+                                                      "fresh4", "fresh5",  "fresh6", "fresh7", "fresh8"};
 constexpr size_t kGroups = kGroupNames.size();
 
 const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
 
 // Programs() split by position (even: tune, odd: holdout), then
 // FreshPrograms(), Fresh2Programs(), Fresh3Programs(), Fresh4Programs(),
-// Fresh5Programs(), Fresh6Programs() and Fresh7Programs(): the whole corpus
+// Fresh5Programs(), Fresh6Programs(), Fresh7Programs() and Fresh8Programs(): the whole corpus
 // in the order --list shows it.
 std::vector<std::pair<Program, Group>> Corpus() {
   std::vector<std::pair<Program, Group>> out;
@@ -372,6 +379,7 @@ std::vector<std::pair<Program, Group>> Corpus() {
   for (Program& p : Fresh5Programs()) out.push_back({std::move(p), Group::kFresh5});
   for (Program& p : Fresh6Programs()) out.push_back({std::move(p), Group::kFresh6});
   for (Program& p : Fresh7Programs()) out.push_back({std::move(p), Group::kFresh7});
+  for (Program& p : Fresh8Programs()) out.push_back({std::move(p), Group::kFresh8});
   return out;
 }
 
