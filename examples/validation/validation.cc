@@ -64,11 +64,12 @@
 // Fresh6Programs() (corpus_fresh6.h), written blind to them after fresh5;
 // `fresh7`, Fresh7Programs() (corpus_fresh7.h), written blind to them
 // after fresh6; and `fresh8`, Fresh8Programs() (corpus_fresh8.h), written
-// blind to them after fresh7. fresh .. fresh7 are seen data now: each judged
-// one change (fresh6 measured the rules out of sample and judged a gradient
-// probe that did not land; fresh7 judged the rollouts) and was then looked
-// at. fresh8 is the unseen group for the next change; after that, write
-// another group blind.
+// blind to them after fresh7. All are seen data now: each judged one
+// change or measured the rules out of sample (fresh6 measured them and
+// judged a gradient probe that did not land; fresh7 judged the rollouts;
+// fresh8 measured the rules as they were, and found simulate mode's -inf
+// bug) and was then looked at. To judge the next change, write another
+// group blind.
 // The table reports the whole corpus and each group.
 //
 // One translation unit on purpose: each LibTorch TU costs minutes on a small
