@@ -1,5 +1,6 @@
 #include "report/stored_check.h"
 
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -17,35 +18,37 @@ bool ScalarJudgedOn(const ScalarRecord& s, const Target* target) {
   return true;
 }
 
-StatusOr<std::vector<Finding>> CheckRecords(const std::vector<ScalarRecord>& scalars, const std::set<int64_t>& steps,
-                                            const RecordSource& records, const CheckConfig& config,
-                                            const Target* target) {
+StatusOr<std::vector<Finding>> CheckRecords(const std::vector<ScalarRecord>& scalars, const RecordSource& records,
+                                            const CheckConfig& config, const Target* target) {
   std::optional<TargetRewrite> rewrite;
   if (target) rewrite.emplace(*target);
   Checker checker(config);
-  auto next_step = steps.begin();
   size_t next_scalar = 0;
-  auto end_through = [&](int64_t last) {  // ends every step <= last
-    while (next_step != steps.end() && *next_step <= last) {
-      for (; next_scalar < scalars.size() && scalars[next_scalar].step <= *next_step; ++next_scalar) {
-        if (ScalarJudgedOn(scalars[next_scalar], target)) checker.Add(scalars[next_scalar]);
-      }
-      checker.EndStep(*next_step);
-      ++next_step;
+  // Ends `step`: its scalars (after its records), then EndStep.
+  auto end_step = [&](int64_t step) {
+    for (; next_scalar < scalars.size() && scalars[next_scalar].step <= step; ++next_scalar) {
+      if (ScalarJudgedOn(scalars[next_scalar], target)) checker.Add(scalars[next_scalar]);
     }
+    checker.EndStep(step);
   };
-  int64_t open_step = steps.empty() ? 0 : *steps.begin();
+  // Ends the steps up to `last` that have scalars and no records.
+  auto end_scalar_steps = [&](int64_t last) {
+    while (next_scalar < scalars.size() && scalars[next_scalar].step <= last) end_step(scalars[next_scalar].step);
+  };
+  std::optional<int64_t> open;  // the step whose records are coming
   Status s = records([&](TensorRecord&& r) {
-    if (r.step != open_step) {
-      end_through(r.step - 1);
-      open_step = r.step;
+    if (open != r.step) {
+      if (open) end_step(*open);
+      end_scalar_steps(r.step - 1);
+      open = r.step;
     }
     if (rewrite) (*rewrite)(&r);
     checker.Add(r);
     return Status();
   });
   if (!s.ok()) return s;
-  end_through(steps.empty() ? 0 : *steps.rbegin());
+  if (open) end_step(*open);
+  end_scalar_steps(std::numeric_limits<int64_t>::max());
   return checker.findings();
 }
 
@@ -53,11 +56,7 @@ StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const Che
                                               const Target* target) {
   StatusOr<std::vector<ScalarRecord>> scalars = reader.Scalars();
   if (!scalars.ok()) return scalars.status();
-  StatusOr<std::vector<int64_t>> record_steps = reader.Steps();
-  if (!record_steps.ok()) return record_steps.status();
-  std::set<int64_t> steps(record_steps->begin(), record_steps->end());
-  for (const ScalarRecord& sc : *scalars) steps.insert(sc.step);
-  return CheckRecords(*scalars, steps,
+  return CheckRecords(*scalars,
                       [&](const std::function<Status(TensorRecord&&)>& fn) { return reader.ForEachRecord({}, fn); },
                       config, target);
 }

@@ -8,13 +8,12 @@
 //
 //   StatusOr<std::vector<Finding>> f = CheckStoredRun(*reader, CheckConfig::Defaults(), &target);
 //   // or over records already read (several targets, one read):
-//   StatusOr<std::vector<Finding>> g = CheckRecords(scalars, steps, source, config, &target);
+//   StatusOr<std::vector<Finding>> g = CheckRecords(scalars, source, config, &target);
 #ifndef LPSIM_REPORT_STORED_CHECK_H_
 #define LPSIM_REPORT_STORED_CHECK_H_
 
 #include <cstdint>
 #include <functional>
-#include <set>
 #include <vector>
 
 #include "checks/check_config.h"
@@ -30,11 +29,10 @@ namespace lpsim {
 // first error either side returns.
 using RecordSource = std::function<Status(const std::function<Status(TensorRecord&&)>&)>;
 
-// The findings, in the order the rules raised them. `steps`: every step
-// with a record or a scalar. `target`: null judges the records' own formats.
-StatusOr<std::vector<Finding>> CheckRecords(const std::vector<ScalarRecord>& scalars, const std::set<int64_t>& steps,
-                                            const RecordSource& records, const CheckConfig& config,
-                                            const Target* target);
+// The findings, in the order the rules raised them. `scalars` in step
+// order (RunReader::Scalars). `target`: null judges the records' own formats.
+StatusOr<std::vector<Finding>> CheckRecords(const std::vector<ScalarRecord>& scalars, const RecordSource& records,
+                                            const CheckConfig& config, const Target* target);
 
 // CheckRecords over the run `reader` opened, its records streamed.
 StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const CheckConfig& config,

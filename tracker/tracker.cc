@@ -19,8 +19,7 @@ namespace {
 // to 448 gave 0).
 class StraightThrough : public torch::autograd::Function<StraightThrough> {
  public:
-  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x, const torch::Tensor& q) {
-    (void)x;
+  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& /*x*/, const torch::Tensor& q) {
     return q;
   }
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,

@@ -151,7 +151,14 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
     }
     // 3. The update.
     optimizer_.step();
-    // 4. Weights, update ratios, optimizer state.
+    // 4. Weights, update ratios, optimizer state. Simulate mode stores
+    // them as the target does (with a target, its optimizer state and
+    // master weights as it stores them; without, fp32: only the forward
+    // weights are cast).
+    const RoleCast store = [&](TargetRole role, const std::string& key, const torch::Tensor& x) {
+      if (role == TargetRole::kWeight) return FakeQuant(sim_fwd_, key, Role::kWeight, x);
+      return target_ ? SimulateRole(role, key, x) : x;
+    };
     for (size_t i = 0; i < params_.size(); ++i) {
       Param& p = params_[i];
       if (result.tracked) {
@@ -170,14 +177,7 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
         }
         RecordOptimizerState(p);
       }
-      if (opt_.simulate && p.master.defined()) {
-        // With a target, its optimizer state and master weights as it
-        // stores them; without, fp32 (only the forward weights are cast).
-        StoreUpdated(p, p.master, [&](TargetRole role, const std::string& key, const torch::Tensor& x) {
-          if (role == TargetRole::kWeight) return FakeQuant(sim_fwd_, key, Role::kWeight, x);
-          return target_ ? SimulateRole(role, key, x) : x;
-        });
-      }
+      if (opt_.simulate && p.master.defined()) StoreUpdated(p, p.master, store);
     }
   }
 

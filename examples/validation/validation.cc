@@ -156,7 +156,6 @@ torch::Tensor LossOf(const Program& p, const torch::Tensor& out, const torch::Te
 // RUN --target T` does (report/stored_check.h).
 struct StoredRun {
   std::vector<lpsim::ScalarRecord> scalars;  // loss, probes, rollouts, ...: in the units step() was given
-  std::set<int64_t> steps;
   std::vector<TensorRecord> records;  // in step order
 };
 
@@ -167,9 +166,6 @@ lpsim::StatusOr<StoredRun> ReadRun(const std::string& dir) {
   lpsim::StatusOr<std::vector<lpsim::ScalarRecord>> scalars = (*run)->Scalars();
   if (!scalars.ok()) return scalars.status();
   out.scalars = std::move(scalars).value();
-  lpsim::StatusOr<std::vector<int64_t>> steps = (*run)->Steps();
-  if (!steps.ok()) return steps.status();
-  out.steps.insert(steps->begin(), steps->end());
   lpsim::StatusOr<std::vector<TensorRecord>> records = (*run)->Records();
   if (!records.ok()) return records.status();
   out.records = std::move(records).value();
@@ -334,7 +330,7 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
   lpsim::CheckConfig config = lpsim::CheckConfig::Defaults();
   for (auto& [name, rule] : config.rules) rule.enabled = name.rfind("lp_", 0) == 0;
   const lpsim::StatusOr<std::vector<Finding>> found = lpsim::CheckRecords(
-      run.scalars, run.steps,
+      run.scalars,
       [&](const std::function<lpsim::Status(TensorRecord&&)>& fn) {
         for (const TensorRecord& r : run.records) {
           lpsim::Status s = fn(TensorRecord(r));
