@@ -70,13 +70,13 @@
 // `fresh7`, Fresh7Programs() (corpus_fresh7.h), written blind to them
 // after fresh6; `fresh8`, Fresh8Programs() (corpus_fresh8.h), written
 // blind to them after fresh7; and `fresh9`, Fresh9Programs()
-// (corpus_fresh9.h), written blind to them after fresh8. All but fresh9
-// are seen data now: each judged one change or measured the rules out of
-// sample (fresh6 measured them and judged a gradient probe that did not
-// land; fresh7 judged the rollouts; fresh8 measured the rules as they were,
-// and found simulate mode's -inf bug) and was then looked at. fresh9's
-// truth and predictions have not been looked at: use it to judge the next
-// change, then write another group blind.
+// (corpus_fresh9.h), written blind to them after fresh8. All are seen
+// data now: each judged one change or measured the rules out of sample
+// (fresh6 measured them and judged a gradient probe that did not land;
+// fresh7 judged the rollouts; fresh8 and fresh9 measured the rules as they
+// were, fresh8 finding simulate mode's -inf bug, fresh9 under the truth
+// against three fp32 seeds) and was then looked at: write another group
+// blind to judge the next change.
 // The table reports the whole corpus and each group.
 //
 // One translation unit on purpose: each LibTorch TU costs minutes on a small
