@@ -204,11 +204,15 @@ void LowPrecisionRules::BeginStep(const std::vector<TensorRecord>& records) {
   step_grad_rms_ = 0;
   output_grad_rms_.clear();
   next_module_.clear();
-  // Activations come in forward order: each one's reader is the next.
+  // Activations come in forward order: each one's reader is the next, if
+  // it can be. A normalization's output has its input's shape, so a next
+  // activation of another shape read something else in between (an
+  // attention's softmax is read by its product with V, not by the
+  // LayerNorm tapped after it): no known reader.
   const TensorRecord* previous = nullptr;
   for (const TensorRecord& r : records) {
     if (r.role != Role::kActivation) continue;
-    if (previous) next_module_[previous->name] = r.module_type;
+    if (previous && previous->shape == r.shape) next_module_[previous->name] = r.module_type;
     previous = &r;
   }
   for (const TensorRecord& r : records) {

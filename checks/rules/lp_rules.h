@@ -376,7 +376,7 @@ class LowPrecisionRules {
   std::map<std::string, int> rollout_streak_;  // consecutive lagging rollouts per target
   double step_grad_rms_ = 0;                    // the largest gradient rms of the step
   std::map<std::string, double> output_grad_rms_;  // the step's activation gradient rms by name
-  std::map<std::string, std::string> next_module_;  // activation -> the next activation's module type
+  std::map<std::string, std::string> next_module_;  // activation -> the next activation's module type (same shape)
 };
 
 }  // namespace lpsim
