@@ -7,6 +7,7 @@
 //   lpsim validate --list
 //   lpsim validate --truth earlier.json  # predictions again, truths from an earlier --json
 //   lpsim validate --no-probe            # the records' rules alone (no lp_forward_loss)
+//   lpsim validate --sim-seeds 1         # one simulated run per target (default 3, by majority)
 //
 // The corpus is LibTorch code (examples/validation/validation.cc, built as
 // lpsim_validation next to lpsim); this command runs it, so the CLI itself
@@ -36,6 +37,8 @@ struct ValidateArgs {
   int probe_every = 0;  // 0: lpsim_validation's default
   int rollout = -1;        // -1: lpsim_validation's default
   int rollout_every = 0;   // 0: lpsim_validation's default
+  int fp32_seeds = 0;      // 0: lpsim_validation's default
+  int sim_seeds = 0;       // 0: lpsim_validation's default
   std::string program;
 };
 
@@ -58,6 +61,8 @@ int Run(const ValidateArgs& a) {
   if (a.probe_every > 0) args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every)});
   if (a.rollout >= 0) args.insert(args.end(), {"--rollout", std::to_string(a.rollout)});
   if (a.rollout_every > 0) args.insert(args.end(), {"--rollout-every", std::to_string(a.rollout_every)});
+  if (a.fp32_seeds > 0) args.insert(args.end(), {"--fp32-seeds", std::to_string(a.fp32_seeds)});
+  if (a.sim_seeds > 0) args.insert(args.end(), {"--sim-seeds", std::to_string(a.sim_seeds)});
   if (!a.program.empty()) args.push_back(a.program);
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(s.data());
@@ -93,6 +98,14 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--rollout-every", args->rollout_every,
                   "steps between the fp32 run's rollouts, a multiple of --probe-every (default 16)")
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--fp32-seeds", args->fp32_seeds,
+                  "fp32 runs per program, differing in the model's seed; a target's run is broken only beyond "
+                  "the worst of them (default 3; 1: the tracked run alone)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--sim-seeds", args->sim_seeds,
+                  "simulated runs per target, with the fp32 runs' seeds; the training breaks on the target when "
+                  "most of them break (default 3; 1: the tracked run's seed alone)")
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("program", args->program, "one program, printed per target in full");
   cmd->callback([args, selected] { *selected = [args] { return Run(*args); }; });
 }

@@ -1,0 +1,103 @@
+// The validation harness's truth (examples/validation/truth.h): one
+// simulated run judged against fp32's runs, and several seeds' truths
+// combined by majority.
+#include "examples/validation/truth.h"
+
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace lpsim::validation {
+namespace {
+
+// A loss that falls linearly from `from` to `to` over `steps` steps, then
+// stays there for kFinalWindow more.
+Curve Falling(double from, double to, int steps = 40) {
+  Curve c;
+  for (int s = 0; s < steps; ++s) c.loss.push_back(from + (to - from) * s / (steps - 1));
+  for (int s = 0; s < kFinalWindow; ++s) c.loss.push_back(to);
+  return c;
+}
+
+TEST(ValidationTruth, JudgesAgainstTheWorstFp32SeedByAShareOfTheImprovement) {
+  // The tracked run improves 2.0 -> 0.2: the tolerance is a quarter of
+  // (mean of its first kFinalWindow losses - 0.2).
+  const Curve tracked = Falling(2.0, 0.2), other = Falling(2.0, 0.4);
+  double first = 0;
+  for (int i = 0; i < kFinalWindow; ++i) first += tracked.loss[i] / kFinalWindow;
+  const double tol = kLossTolerance * (first - 0.2);
+  // Against the tracked run alone, 0.2 + tol * 1.2 is broken; against the
+  // worst of both (0.4) it is within the spread plus the tolerance.
+  const Curve sim = Falling(2.0, 0.2 + tol * 1.2);
+  EXPECT_TRUE(Judge({tracked}, sim).broken);
+  EXPECT_FALSE(Judge({tracked, other}, sim).broken);
+  const Truth beyond = Judge({tracked, other}, Falling(2.0, 0.4 + tol * 1.1));
+  EXPECT_TRUE(beyond.broken);
+  EXPECT_NE(beyond.why.find("the worst of 2 seeds"), std::string::npos) << beyond.why;
+  EXPECT_DOUBLE_EQ(beyond.final_loss, 0.4 + tol * 1.1);
+  // The break step: the first whose kBreakWindow mean is above both fp32
+  // runs' by the tolerance, inside the descent.
+  EXPECT_GE(beyond.step, kBreakWindow - 1);
+  EXPECT_LT(beyond.step, 40 + kFinalWindow);
+}
+
+TEST(ValidationTruth, NonFiniteAndAccuracy) {
+  const Curve fp32 = Falling(2.0, 0.2);
+  Curve nan = Falling(2.0, 0.2);
+  nan.loss[7] = NAN, nan.nonfinite = true;
+  const Truth t = Judge({fp32}, nan);
+  EXPECT_TRUE(t.broken);
+  EXPECT_EQ(t.step, 7);
+  EXPECT_EQ(t.why, "non-finite loss");
+  // Same loss, accuracy 6 points below the worst fp32 run's: broken at the
+  // last step (only the accuracy fell behind).
+  Curve a = Falling(2.0, 0.2), b = Falling(2.0, 0.2);
+  a.accuracy.assign(a.loss.size(), 0.90);
+  b.accuracy.assign(b.loss.size(), 0.85);
+  Curve sim = Falling(2.0, 0.2);
+  sim.accuracy.assign(sim.loss.size(), 0.85 - kAccuracyTolerance - 0.01);
+  const Truth acc = Judge({a, b}, sim);
+  EXPECT_TRUE(acc.broken);
+  EXPECT_EQ(acc.step, static_cast<int64_t>(sim.loss.size()) - 1);
+  sim.accuracy.assign(sim.loss.size(), 0.85 - kAccuracyTolerance + 0.01);
+  EXPECT_FALSE(Judge({a, b}, sim).broken);
+}
+
+Truth Seed(bool broken, int64_t step, double loss, double accuracy = 0) {
+  Truth t;
+  t.broken = broken, t.step = broken ? step : -1, t.why = broken ? "why" + std::to_string(step) : "";
+  t.final_loss = loss, t.final_accuracy = accuracy;
+  return t;
+}
+
+TEST(ValidationTruth, CombineTakesTheMajority) {
+  // One of three seeds breaks: fine; the medians are reported.
+  Truth one = Combine({Seed(false, 0, 0.3, 0.9), Seed(true, 20, 5.0, 0.2), Seed(false, 0, 0.1, 0.95)});
+  EXPECT_FALSE(one.broken);
+  EXPECT_EQ(one.step, -1);
+  EXPECT_DOUBLE_EQ(one.final_loss, 0.3);
+  EXPECT_DOUBLE_EQ(one.final_accuracy, 0.9);
+  ASSERT_EQ(one.seeds.size(), 3u);
+  EXPECT_TRUE(one.seeds[1].broken);
+  // Two of three: broken at the step by which two had broken (the later of
+  // the two), with that run's reason.
+  Truth two = Combine({Seed(true, 30, 4.0), Seed(false, 0, 0.2), Seed(true, 12, NAN)});
+  EXPECT_TRUE(two.broken);
+  EXPECT_EQ(two.step, 30);
+  EXPECT_EQ(two.why, "2 of 3 seeds: why30");
+  EXPECT_DOUBLE_EQ(two.final_loss, 4.0);  // a NaN loss counts as the largest
+  // All three: the second earliest.
+  Truth all = Combine({Seed(true, 9, 1), Seed(true, 3, 1), Seed(true, 50, 1)});
+  EXPECT_EQ(all.step, 9);
+  EXPECT_EQ(all.why, "3 of 3 seeds: why9");
+  // Two of four is no majority; a single run is its own truth.
+  EXPECT_FALSE(Combine({Seed(true, 1, 1), Seed(true, 2, 1), Seed(false, 0, 1), Seed(false, 0, 1)}).broken);
+  Truth single = Combine({Seed(true, 4, 2.0)});
+  EXPECT_TRUE(single.broken);
+  EXPECT_EQ(single.why, "why4");
+  EXPECT_TRUE(single.seeds.empty());
+}
+
+}  // namespace
+}  // namespace lpsim::validation
