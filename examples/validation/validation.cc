@@ -80,15 +80,15 @@
 // (corpus_fresh9.h), written blind to them after fresh8; `fresh10`,
 // Fresh10Programs() (corpus_fresh10.h), written blind to them after
 // fresh9; and `fresh11`, Fresh11Programs() (corpus_fresh11.h), written
-// blind to them after fresh10. All but fresh11 are seen data now: each judged one change or measured the
+// blind to them after fresh10. All are seen data now: each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
-// that did not land; fresh7 judged the rollouts; fresh8, fresh9 and
-// fresh10 measured the rules as they were, fresh8 finding simulate mode's
-// -inf bug, fresh9 under the truth against three fp32 seeds, fresh10
-// under the truth of three simulated seeds) and was then looked at: write
-// another group blind to judge the next change. fresh11 is unseen: only its
-// fp32 training and its truth on bf16-accelerator were looked at (to check
-// that it trains and runs), never its predictions nor its truth elsewhere.
+// that did not land; fresh7 judged the rollouts; fresh8, fresh9,
+// fresh10 and fresh11 measured the rules as they were, fresh8 finding
+// simulate mode's -inf bug, fresh9 under the truth against three fp32
+// seeds, fresh10 and fresh11 under the truth of three simulated seeds,
+// fresh11 also judging a noise floor for the rollouts that did not land)
+// and was then looked at: write another group blind to judge the next
+// change.
 // The table reports the whole corpus and each group.
 //
 // One translation unit on purpose: each LibTorch TU costs minutes on a small
