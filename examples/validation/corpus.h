@@ -272,13 +272,20 @@ inline Program* AddProgram(std::vector<Program>* v, Program p, std::string opt, 
   return &v->back();
 }
 
+// AddProgram bound to one list: `ProgramAdder add{&v}; add(p, "adam", 1e-3);`.
+struct ProgramAdder {
+  std::vector<Program>* v;
+  Program* operator()(Program p, std::string opt, double lr, std::string schedule = "constant",
+                      int steps = 100) const {
+    return AddProgram(v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
+  }
+};
+
 inline std::vector<Program> Programs() {
   std::vector<Program> v;
   using TS = TrackedSequential;
   auto mlp = [](MlpSpec s) { return std::function<TS()>([s] { return Mlp(s); }); };
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule = "constant", int steps = 100) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
   auto clusters = [] { return Clusters(); };
   auto spirals = [] { return Spirals(); };
   auto bars = [] { return Bars(); };

@@ -158,9 +158,7 @@ inline std::vector<Program> FreshPrograms() {
   std::vector<Program> v;
   using TS = TrackedSequential;
   auto mlp = [](MlpSpec s) { return std::function<TS()>([s] { return Mlp(s); }); };
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
   auto clusters24 = [] { return Clusters(24, 12, 0.8); };
   auto stripes = [] { return Stripes(); };
   auto needles = [] { return LongNeedles(); };

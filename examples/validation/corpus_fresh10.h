@@ -687,9 +687,7 @@ TORCH_MODULE(OfferPolicy);
 
 inline std::vector<Program> Fresh10Programs() {
   std::vector<Program> v;
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
 
   // Train fine in fp32; by design, fine on fp8 hardware too.
   add(Make<RopeDecoder>("rope_decoder_lag_copy_tokens_adamw_step", "causal Transformer decoder block with rotary "

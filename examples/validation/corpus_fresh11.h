@@ -737,9 +737,7 @@ TORCH_MODULE(AdcNet);
 
 inline std::vector<Program> Fresh11Programs() {
   std::vector<Program> v;
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
 
   // Train fine in fp32; by design, fine on fp8 hardware too.
   add(Make<AlibiDecoder>("alibi_decoder_markov_text_adamw_warmup_cosine", "causal Transformer decoder block with "

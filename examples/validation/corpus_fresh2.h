@@ -244,9 +244,7 @@ inline std::vector<Program> Fresh2Programs() {
   using TS = TrackedSequential;
   auto mlp = [](MlpSpec s) { return std::function<TS()>([s] { return Mlp(s); }); };
   auto seq = [](std::function<TS()> f) { return f; };
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
   auto blobs = [] { return Blobs(); };
 
   // Train fine in fp32; by design, fine on fp8 hardware too.

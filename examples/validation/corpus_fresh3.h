@@ -371,9 +371,7 @@ inline std::vector<Program> Fresh3Programs() {
   std::vector<Program> v;
   using TS = TrackedSequential;
   auto seq = [](std::function<TS()> f) { return f; };
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
 
   // Train fine in fp32; by design, fine on fp8 hardware too.
   add(Make<TS>("segments_cnn_batchnorm_adamw_cosine", "2-conv CNN (8, 16) with BatchNorm on shifted seven-segment "

@@ -495,9 +495,7 @@ inline std::vector<Program> Fresh4Programs() {
   std::vector<Program> v;
   using TS = TrackedSequential;
   auto seq = [](std::function<TS()> f) { return f; };
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
 
   // Train fine in fp32; by design, fine on fp8 hardware too.
   add(Make<SwiGluNet>("swiglu_sign_products_rmsprop_warmup_cosine", "SwiGLU unit 12 -> 64 -> 32 (GELU) on sign "

@@ -668,9 +668,7 @@ TORCH_MODULE(MaskedMeanNet);
 
 inline std::vector<Program> Fresh5Programs() {
   std::vector<Program> v;
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
 
   // Train fine in fp32; by design, fine on fp8 hardware too.
   add(Make<TinyVit>("tiny_vit_patches_bars_adam_cosine", "tiny vision transformer: 9 patches of 4x4 on the 12x12 "

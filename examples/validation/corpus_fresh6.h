@@ -557,9 +557,7 @@ TORCH_MODULE(SquaringNet);
 
 inline std::vector<Program> Fresh6Programs() {
   std::vector<Program> v;
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
 
   // Train fine in fp32; by design, fine on fp8 hardware too.
   add(Make<DwSepCnn>("depthwise_separable_cnn_bars_adamw_cosine", "MobileNet-style CNN: stem conv 16 + BatchNorm + "

@@ -693,9 +693,7 @@ TORCH_MODULE(LifNet);
 
 inline std::vector<Program> Fresh7Programs() {
   std::vector<Program> v;
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
 
   // Train fine in fp32; by design, fine on fp8 hardware too.
   add(Make<UNet>("unet_skip_concat_denoise_blobs_adam_warmup", "U-Net-style denoiser: encoder convs 8, 16, 32 with "

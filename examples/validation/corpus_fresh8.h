@@ -793,9 +793,7 @@ TORCH_MODULE(BoxCoxMlp);
 
 inline std::vector<Program> Fresh8Programs() {
   std::vector<Program> v;
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
 
   // Train fine in fp32; by design, fine on fp8 hardware too.
   add(Make<CapsNet>("capsule_dynamic_routing_bars_adam_warmup_cosine", "capsule network: conv 16, 288 primary "

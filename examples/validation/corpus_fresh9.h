@@ -668,9 +668,7 @@ TORCH_MODULE(NsOrthoNet);
 
 inline std::vector<Program> Fresh9Programs() {
   std::vector<Program> v;
-  auto add = [&v](Program p, std::string opt, double lr, std::string schedule, int steps) {
-    return AddProgram(&v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
-  };
+  const ProgramAdder add{&v};
 
   // Train fine in fp32; by design, fine on fp8 hardware too.
   add(Make<HyperNet>("hypernet_sine_family_rmsprop_warmup", "hypernetwork: MLP 3-64-64 reads a task code (amplitude, "
