@@ -5,6 +5,12 @@
 
 namespace lpsim::validation {
 
+double Bound(double reference, double first, double final) {
+  const double linear = reference + kLossTolerance * std::max(first - final, 1e-12);
+  if (!(first > final && final > 0 && reference > 0)) return linear;
+  return std::min(linear, reference * std::pow(first / final, kLossTolerance));
+}
+
 Truth Judge(const std::vector<Curve>& fp32, const Curve& sim) {
   Truth t;
   t.final_loss = sim.Final(sim.loss);
@@ -15,7 +21,7 @@ Truth Judge(const std::vector<Curve>& fp32, const Curve& sim) {
   const Curve& main = fp32.front();
   double first = 0;
   for (int i = 0; i < kFinalWindow; ++i) first += main.loss[i] / kFinalWindow;
-  const double tol = kLossTolerance * std::max(first - main.Final(main.loss), 1e-12);
+  const double final = main.Final(main.loss);
   double worst_loss = -INFINITY, worst_accuracy = INFINITY, best_accuracy = -INFINITY;
   for (const Curve& c : fp32) {
     const double l = c.Final(c.loss);
@@ -29,7 +35,7 @@ Truth Judge(const std::vector<Curve>& fp32, const Curve& sim) {
   char buf[200];
   if (sim.nonfinite || !std::isfinite(t.final_loss)) {
     t.broken = true, t.why = "non-finite loss";
-  } else if (t.final_loss > worst_loss + tol) {
+  } else if (t.final_loss > Bound(worst_loss, first, final)) {
     std::snprintf(buf, sizeof buf, "loss %.3g vs fp32 %.3g%s", t.final_loss, worst_loss,
                   fp32.size() > 1 ? (" (the worst" + spread + ")").c_str() : "");
     t.broken = true, t.why = buf;
@@ -43,8 +49,8 @@ Truth Judge(const std::vector<Curve>& fp32, const Curve& sim) {
     t.broken = true, t.why = buf;
   }
   if (!t.broken) return t;
-  // The break step: the first step whose window mean is above every fp32
-  // run's by the tolerance.
+  // The break step: the first step whose window mean is above the bound of
+  // every fp32 run's.
   size_t n = sim.loss.size();
   for (const Curve& c : fp32) n = std::min(n, c.loss.size());
   auto mean = [](const std::vector<double>& v, size_t s) {
@@ -63,7 +69,7 @@ Truth Judge(const std::vector<Curve>& fp32, const Curve& sim) {
       const double m = mean(c.loss, s);
       b = std::max(b, std::isfinite(m) ? m : INFINITY);
     }
-    if (mean(sim.loss, s) > b + tol) {
+    if (mean(sim.loss, s) > Bound(b, first, final)) {
       t.step = static_cast<int64_t>(s);
       break;
     }

@@ -17,8 +17,13 @@ namespace lpsim::validation {
 
 // Truth: a simulated run is broken when its final loss (mean of the last
 // kFinalWindow steps) is above fp32's by more than this share of fp32's
-// improvement (first window mean - final mean) ...
+// improvement (first window mean - final mean), measured on the linear
+// scale or, for a positive loss, on the log scale, whichever is tighter
+// (a loss that falls by orders of magnitude is judged in orders: fp32
+// going 1 -> 1e-4 allows 10x its final loss, not 0.25 above it) ...
 constexpr double kLossTolerance = 0.25;
+// How the tolerance is measured, as recorded in `lpsim validate --json`.
+constexpr const char* kLossScale = "linear or log, the tighter";
 // ... or its final accuracy is this much (absolute) below fp32's.
 constexpr double kAccuracyTolerance = 0.05;
 constexpr int kFinalWindow = 10;
@@ -52,11 +57,18 @@ struct Truth {
 // tracked run first, whose improvement sets the tolerance, then the other
 // seeds'): broken when its loss is non-finite, or its final loss is above
 // the worst fp32 run's by more than kLossTolerance of the tracked run's
-// improvement, or its final accuracy is more than kAccuracyTolerance below
-// the worst fp32 run's. The break step: the first step whose kBreakWindow-
-// step mean is above every fp32 run's by the tolerance (or non-finite);
-// the last step when only the accuracy fell behind.
+// improvement (Bound), or its final accuracy is more than kAccuracyTolerance
+// below the worst fp32 run's. The break step: the first step whose
+// kBreakWindow-step mean is above Bound of every fp32 run's (or
+// non-finite); the last step when only the accuracy fell behind.
 Truth Judge(const std::vector<Curve>& fp32, const Curve& sim);
+
+// The highest loss within the tolerance of an fp32 loss `reference`, for a
+// tracked fp32 run that went from `first` (its first window's mean) to
+// `final`: reference + kLossTolerance * (first - final), or, when
+// first > final > 0 and reference > 0, reference * (first / final) ^
+// kLossTolerance where that is lower.
+double Bound(double reference, double first, double final);
 
 // The truth of several simulated runs of one target, each judged alone
 // (Judge) and given in seed order: broken when more than half of them

@@ -38,7 +38,8 @@
 //   3. per target: the truth is the same program trained in simulate mode on
 //      the target (every role stored as the target stores it): broken when
 //      the loss becomes non-finite, or ends worse than fp32 by more than
-//      kLossTolerance of fp32's improvement, or (classification) its accuracy
+//      kLossTolerance of fp32's improvement (linear or log scale, the
+//      tighter: truth.h Bound), or (classification) its accuracy
 //      ends more than kAccuracyTolerance below fp32's; "fp32" being the worst
 //      of g_fp32_seeds fp32 runs that differ in the model's seed (fp32's own
 //      run-to-run spread is no hardware break); the target trains with
@@ -279,6 +280,17 @@ std::string LoadTruths(const std::string& path, Truths* out, int* seeds, int* si
       if (!n.is_number_integer() || n.get<int>() < 1) return path + ": tolerance." + field + " is not a count >= 1";
       *count = n.get<int>();
     }
+  }
+  // Truths judged under another loss scale (files before it was recorded:
+  // the linear one) would mix two truths in one table.
+  std::string scale = "linear";
+  if (j.contains("tolerance") && j["tolerance"].is_object() && j["tolerance"].contains("loss_scale") &&
+      j["tolerance"]["loss_scale"].is_string()) {
+    scale = j["tolerance"]["loss_scale"].get<std::string>();
+  }
+  if (scale != kLossScale) {
+    return path + " was judged on the loss scale \"" + scale + "\", this build judges on \"" + kLossScale +
+           "\": rerun without --truth to simulate its truths again";
   }
   for (const nlohmann::json& r : j["runs"]) {
     if (!r.is_object() || !r.contains("program") || !r.contains("target") || !r.contains("broken") ||
@@ -652,7 +664,8 @@ int Main(int argc, char** argv) {
   }
   if (json) {
     nlohmann::ordered_json j;
-    j["tolerance"] = {{"loss_share_of_fp32_improvement", kLossTolerance}, {"accuracy", kAccuracyTolerance},
+    j["tolerance"] = {{"loss_share_of_fp32_improvement", kLossTolerance}, {"loss_scale", kLossScale},
+                      {"accuracy", kAccuracyTolerance},
                       {"final_window", kFinalWindow}, {"break_window", kBreakWindow},
                       {"fp32_seeds", truths.empty() ? g_fp32_seeds : truths_seeds},
                       {"sim_seeds", truths.empty() ? g_sim_seeds : truths_sim_seeds}};
@@ -712,7 +725,8 @@ int Main(int argc, char** argv) {
   }
   std::printf("\n%zu programs x %zu targets, %.0f s. Broken: in most of %d simulated runs (seeds), the loss "
               "non-finite, or the final loss above the worst of %d fp32 runs (seeds) by > %.0f%% of fp32's "
-              "improvement, or accuracy > %.0f points below the worst.\n\n",
+              "improvement (on the linear or the log scale, the tighter), or accuracy > %.0f points below the "
+              "worst.\n\n",
               programs.size(), targets.size(), seconds, truths.empty() ? g_sim_seeds : truths_sim_seeds,
               truths.empty() ? g_fp32_seeds : truths_seeds, 100 * kLossTolerance, 100 * kAccuracyTolerance);
   std::string header = "| target | TP | FP | FN | TN | precision | recall | median lead (steps) |";

@@ -42,6 +42,39 @@ TEST(ValidationTruth, JudgesAgainstTheWorstFp32SeedByAShareOfTheImprovement) {
   EXPECT_LT(beyond.step, 40 + kFinalWindow);
 }
 
+TEST(ValidationTruth, ALossThatFallsByOrdersIsJudgedInOrders) {
+  // fp32 falls 1 -> 1e-4: a quarter of its improvement is 0.25 on the
+  // linear scale but a factor of 10^(4/4) on the log scale, the tighter.
+  const Curve fp32 = Falling(1.0, 1e-4);
+  double first = 0;
+  for (int i = 0; i < kFinalWindow; ++i) first += fp32.loss[i] / kFinalWindow;
+  const double factor = std::pow(first / 1e-4, kLossTolerance);
+  EXPECT_GT(factor, 9.0);
+  EXPECT_LT(factor, 10.0);
+  EXPECT_DOUBLE_EQ(Bound(1e-4, first, 1e-4), 1e-4 * factor);
+  // 40x fp32's final loss (0.004, far inside 0.25) is broken; 5x is not.
+  const Truth t = Judge({fp32}, Falling(1.0, 4e-3));
+  EXPECT_TRUE(t.broken);
+  EXPECT_FALSE(Judge({fp32}, Falling(1.0, 5e-4)).broken);
+  // The break step: the first whose window mean is above the bound of
+  // fp32's window mean, late in the descent where fp32 is near 1e-4.
+  EXPECT_GT(t.step, 30);
+  EXPECT_LT(t.step, 40 + kFinalWindow);
+  // A small improvement: the two scales nearly agree and the log one is
+  // still the tighter (x^(1/4) <= 1 + (x - 1) / 4).
+  EXPECT_LT(Bound(0.5, 1.0, 0.5), 0.5 + kLossTolerance * 0.5);
+  EXPECT_NEAR(Bound(0.5, 1.0, 0.5), 0.5 * std::pow(2.0, kLossTolerance), 1e-15);
+  // No log scale where a loss is not positive or fp32 did not improve: the
+  // linear bound.
+  EXPECT_DOUBLE_EQ(Bound(-2.0, 1.0, -2.0), -2.0 + kLossTolerance * 3.0);
+  EXPECT_DOUBLE_EQ(Bound(0.5, 0.5, 0.5), 0.5 + kLossTolerance * 1e-12);
+  EXPECT_DOUBLE_EQ(Bound(0.0, 1.0, 0.1), kLossTolerance * 0.9);
+  // A negative loss (a density's NLL) falls 1 -> -3: linear.
+  const Curve nll = Falling(1.0, -3.0);
+  EXPECT_TRUE(Judge({nll}, Falling(1.0, -1.5)).broken);
+  EXPECT_FALSE(Judge({nll}, Falling(1.0, -2.5)).broken);
+}
+
 TEST(ValidationTruth, NonFiniteAndAccuracy) {
   const Curve fp32 = Falling(2.0, 0.2);
   Curve nan = Falling(2.0, 0.2);
