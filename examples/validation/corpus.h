@@ -260,24 +260,19 @@ Program Make(std::string name, std::string what, std::function<M()> model, std::
   return p;
 }
 
-// Appends p trained with optimizer `opt` at `lr` on `schedule` for `steps`
-// steps; returns it for further settings (valid until the next append).
-inline Program* AddProgram(std::vector<Program>* v, Program p, std::string opt, double lr, std::string schedule,
-                           int steps) {
-  p.optimizer = std::move(opt);
-  p.lr = lr;
-  p.schedule = std::move(schedule);
-  p.steps = steps;
-  v->push_back(std::move(p));
-  return &v->back();
-}
-
-// AddProgram bound to one list: `ProgramAdder add{&v}; add(p, "adam", 1e-3);`.
+// Appends programs to one list: `ProgramAdder add{&v}; add(p, "adam", 1e-3);`
+// appends p trained with optimizer `opt` at `lr` on `schedule` for `steps`
+// steps and returns it for further settings (valid until the next append).
 struct ProgramAdder {
   std::vector<Program>* v;
   Program* operator()(Program p, std::string opt, double lr, std::string schedule = "constant",
                       int steps = 100) const {
-    return AddProgram(v, std::move(p), std::move(opt), lr, std::move(schedule), steps);
+    p.optimizer = std::move(opt);
+    p.lr = lr;
+    p.schedule = std::move(schedule);
+    p.steps = steps;
+    v->push_back(std::move(p));
+    return &v->back();
   }
 };
 
