@@ -7,6 +7,7 @@
 //   lpsim validate --list
 //   lpsim validate --truth earlier.json  # predictions again, truths from an earlier --json
 //   lpsim validate --no-probe            # the records' rules alone (no lp_forward_loss)
+//   lpsim validate --rules rules.json    # predict with these lp_* settings (as `lpsim check --rules`)
 //   lpsim validate --sim-seeds 1         # one simulated run per target (default 3, by majority)
 //
 // The corpus is LibTorch code (examples/validation/validation.cc, built as
@@ -32,7 +33,7 @@ namespace {
 struct ValidateArgs {
   bool json = false;
   bool list = false;
-  std::string programs, targets, root, truth;
+  std::string programs, targets, root, truth, rules;
   bool no_probe = false;
   int probe_every = 0;  // 0: lpsim_validation's default
   int rollout = -1;        // -1: lpsim_validation's default
@@ -57,6 +58,7 @@ int Run(const ValidateArgs& a) {
   if (!a.targets.empty()) args.insert(args.end(), {"--targets", a.targets});
   if (!a.root.empty()) args.insert(args.end(), {"--root", a.root});
   if (!a.truth.empty()) args.insert(args.end(), {"--truth", a.truth});
+  if (!a.rules.empty()) args.insert(args.end(), {"--rules", a.rules});
   if (a.no_probe) args.push_back("--no-probe");
   if (a.probe_every > 0) args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every)});
   if (a.rollout >= 0) args.insert(args.end(), {"--rollout", std::to_string(a.rollout)});
@@ -88,6 +90,9 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--truth", args->truth,
                   "reuse the simulated truths of earlier `--json` outputs (FILE, or FILE1,FILE2 merged) instead of "
                   "simulating again: only the fp32 runs and the predictions are redone (for tuning rules)");
+  cmd->add_option("--rules", args->rules,
+                  "predict with this rules file (JSON, as `lpsim check --rules` reads): its lp_* rules' thresholds "
+                  "and on/off; the truths do not depend on it (combine with --truth to judge a rule change)");
   cmd->add_flag("--no-probe", args->no_probe,
                  "predict from the records alone: no probes of each target's forward pass (lp_forward_loss)");
   cmd->add_option("--probe-every", args->probe_every, "steps between the fp32 run's probes (default 8)")

@@ -70,16 +70,19 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "probes of an fp32 run (TrackerOptions::probe): the loss of the same forward pass, at the "
                   "same weights and batch, with weights and activations as a target stores them, is above "
                   "fp32's by more than max_gain_share of what the training has gained so far (the first "
-                  "diverging_loss window's mean minus fp32's probe loss), in `probes` probes in a row, or is "
-                  "not finite: predicted lost training on that hardware",
-                  "lpsim (lpsim validate's tolerance of 25% of fp32's improvement)", W));
+                  "diverging_loss window's mean minus fp32's probe loss; log_scale 1: measured on the tighter "
+                  "of the linear and the log scale), in `probes` probes in a row, or is not finite: predicted "
+                  "lost training on that hardware",
+                  "lpsim (lpsim validate's tolerance of 25% of fp32's improvement; its truth measures it on the "
+                  "tighter of the linear and the log scale)", W));
   out->push_back(CatalogEntry("lp_rollout", "low_precision",
                   "rollouts of an fp32 run (TrackerOptions::probe_rollout): from the same weights and "
                   "optimizer state, a few training steps on the same batch as a target trains (every role "
                   "as it stores it) end above fp32's by more than max_lag_share of the gain at stake (the "
                   "larger of fp32's gain in the rollout and the training's gain so far, which must exceed "
-                  "min_gain_share of the start loss), in `rollouts` rollouts in a row, or end non-finite: "
-                  "predicted lost training on that hardware",
+                  "min_gain_share of the start loss; log_scale 1: measured on the tighter of the linear and "
+                  "the log scale), in `rollouts` rollouts in a row, or end non-finite: predicted lost "
+                  "training on that hardware",
                   "lpsim; calibrated on lpsim validate's corpus (half the gain, as against the harness's "
                   "quarter for a whole training)", W));
   // Info: a max-of-history scale stays put by design while amax falls; what
@@ -90,6 +93,7 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "lpsim; Transformer Engine delayed scaling (history 16)", Severity::kInfo));
 }
 
+using rules::AllowedLoss;
 using rules::Fmt;
 using rules::Push;
 
@@ -263,10 +267,12 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
     const std::string target = s.name.substr(kTarget.size());
     const double cost = s.value - fp32;
     int& streak = forward_streak_[target];
+    double allowed = NAN;
     if (!std::isfinite(s.value)) {
       streak = p.probes;
     } else if (std::isfinite(gain) && gain > 0) {
-      streak = cost > p.max_gain_share * gain ? streak + 1 : 0;
+      allowed = AllowedLoss(fp32, loss_->first_window(), fp32, p.max_gain_share, p.log_scale != 0);
+      streak = s.value > allowed ? streak + 1 : 0;
     } else {
       continue;  // no gain yet (or before the first window): nothing to lose
     }
@@ -279,7 +285,7 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
                      "that hardware the training loses what it learns; the tensors the other lp_* findings "
                      "name (or a record of each tap cast as the target stores it) show where.",
                  {{"probe_loss", s.value}, {"fp32_probe_loss", fp32}, {"gain", gain}, {"gain_share", share},
-                  {"max_gain_share", p.max_gain_share}});
+                  {"max_gain_share", p.max_gain_share}, {"allowed_loss", allowed}});
   }
 }
 
@@ -296,6 +302,12 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
   const double so_far = loss_->first_window() - start;
   const double stake = std::max(start - fp32, std::isfinite(so_far) ? so_far : 0.0);
   const bool judged = stake > p.min_gain_share * std::fabs(start);
+  // The highest rollout loss within max_lag_share of the stake: the larger
+  // allowance of the two stakes, each on its own scale(s).
+  double allowed = AllowedLoss(fp32, start, fp32, p.max_lag_share, p.log_scale != 0);
+  if (std::isfinite(so_far) && so_far > 0) {
+    allowed = std::max(allowed, AllowedLoss(fp32, loss_->first_window(), start, p.max_lag_share, p.log_scale != 0));
+  }
   for (const ScalarRecord& s : scalars) {
     if (s.name.rfind(kTarget, 0) != 0) continue;
     const std::string target = s.name.substr(kTarget.size());
@@ -304,7 +316,7 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
     if (!std::isfinite(s.value)) {
       streak = p.rollouts;
     } else if (judged) {
-      streak = lag > p.max_lag_share * stake ? streak + 1 : 0;
+      streak = s.value > allowed ? streak + 1 : 0;
     } else {
       continue;  // nothing learnt yet: nothing to lose
     }
@@ -318,7 +330,8 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
                      ". On that hardware the training does not learn what fp32 learns; the tensors the other "
                      "lp_* findings name (or simulate mode on the target) show where.",
                  {{"rollout_loss", s.value}, {"fp32_rollout_loss", fp32}, {"start_loss", start},
-                  {"stake", stake}, {"lag_share", share}, {"max_lag_share", p.max_lag_share}});
+                  {"stake", stake}, {"lag_share", share}, {"max_lag_share", p.max_lag_share},
+                  {"allowed_loss", judged ? allowed : NAN}});
   }
 }
 

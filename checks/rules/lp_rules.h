@@ -238,10 +238,17 @@ struct LpForwardLossParams {
   // ... in this many consecutive probes (one probe's batch can be an
   // outlier); a non-finite probe loss counts at once.
   int probes = 3;
+  // 1: the share is measured on the tighter of the linear and the log scale
+  // (rules::AllowedLoss), as lpsim validate's truth measures a training's
+  // shortfall: a loss that has fallen 1 -> 1e-4 allows the target 10x
+  // fp32's probe loss at a share of 0.25, not +0.25. 0: the linear scale
+  // alone (docs/checks.md: what each gives on the validation corpus).
+  int log_scale = 0;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_gain_share", p.max_gain_share, 0, kNoLimit);
     v("probes", p.probes, 1, kNoLimit);
+    v("log_scale", p.log_scale, 0, 1);
   }
 };
 
@@ -266,11 +273,17 @@ struct LpRolloutParams {
   // ... in this many rollouts in a row (both runs train on the same batch,
   // so one batch's noise is shared); a non-finite rollout counts at once.
   int rollouts = 1;
+  // 1: the lag is measured on the tighter of the linear and the log scale
+  // (rules::AllowedLoss), each stake in its own terms (fp32's rollout from
+  // the step's loss; the training from its first window to the step's loss),
+  // as lp_forward_loss's log_scale. 0: the linear scale alone.
+  int log_scale = 0;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_lag_share", p.max_lag_share, 0, kNoLimit);
     v("min_gain_share", p.min_gain_share, 0, kNoLimit);
     v("rollouts", p.rollouts, 1, kNoLimit);
+    v("log_scale", p.log_scale, 0, 1);
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 
 #include "checks/check_config.h"
@@ -48,6 +49,12 @@ std::string Fmt(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
+}
+
+double AllowedLoss(double reference, double first, double final, double share, bool log_scale) {
+  const double linear = reference + share * std::max(first - final, 1e-12);
+  if (!log_scale || !(first > final && final > 0 && reference > 0)) return linear;
+  return std::min(linear, reference * std::pow(first / final, share));
 }
 
 std::string Lower(std::string s) {

@@ -72,6 +72,17 @@ std::string Fmt(double v);
 std::string Lower(std::string s);
 inline bool IsGradient(Role r) { return r == Role::kWeightGrad || r == Role::kActivationGrad; }
 
+// The highest loss still "within tolerance" of a reference loss, for a
+// training whose loss went from `first` to `final`: reference + share *
+// (first - final) on the linear scale; with `log_scale`, when first > final
+// > 0 and reference > 0, reference * (first / final) ^ share where that is
+// lower (a loss that falls by orders of magnitude is judged in orders:
+// falling 1 -> 1e-4 allows 10x at share 0.25, not +0.25). By concavity the
+// log bound is never the looser. lpsim validate's truth (share 0.25, both
+// scales) and lp_forward_loss and lp_rollout (their own shares; the log
+// scale with their log_scale parameter) use this one function.
+double AllowedLoss(double reference, double first, double final, double share, bool log_scale);
+
 template <typename T>
 void Push(std::deque<T>* d, T v, size_t cap) {
   d->push_back(std::move(v));

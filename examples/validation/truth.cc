@@ -3,12 +3,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "checks/rules/rule_support.h"
+
 namespace lpsim::validation {
 
 double Bound(double reference, double first, double final) {
-  const double linear = reference + kLossTolerance * std::max(first - final, 1e-12);
-  if (!(first > final && final > 0 && reference > 0)) return linear;
-  return std::min(linear, reference * std::pow(first / final, kLossTolerance));
+  return rules::AllowedLoss(reference, first, final, kLossTolerance, /*log_scale=*/true);
 }
 
 Truth Judge(const std::vector<Curve>& fp32, const Curve& sim) {

@@ -56,6 +56,7 @@
 //   lpsim_validation --fp32-seeds 1         # truths against the tracked fp32 run alone (default 3 seeds)
 //   lpsim_validation --sim-seeds 1          # one simulated run per target (default 3 seeds, by majority)
 //   lpsim_validation --no-probe             # the records' rules alone (no probes, no rollouts)
+//   lpsim_validation --rules my_rules.json  # predictions with these lp_* settings (lpsim check --rules)
 //   lpsim_validation --probe-every 4        # probes every 4 steps (default 8)
 //   lpsim_validation --rollout 0            # no rollouts (default 8 steps
 //   lpsim_validation --rollout-every 32     #   every 16)
@@ -156,6 +157,11 @@ int g_sim_seeds = 3;  // --sim-seeds (1: seed kSeed alone)
 const std::set<std::string> kInferenceOnly = {"int8-npu"};
 
 std::string g_root = "/tmp/lpsim_validation";
+
+// The rules' configuration for the predictions (--rules FILE, the JSON of
+// `lpsim check --rules`): its lp_* rules as configured (thresholds, on or
+// off), every other rule off. Default: the catalog's defaults.
+lpsim::CheckConfig g_rules = lpsim::CheckConfig::Defaults();
 
 // --- training -------------------------------------------------------------------
 
@@ -341,8 +347,8 @@ struct Prediction {
 // target (lp_forward_loss, lp_rollout). The same function as `lpsim check
 // RUN --target T`.
 Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
-  lpsim::CheckConfig config = lpsim::CheckConfig::Defaults();
-  for (auto& [name, rule] : config.rules) rule.enabled = name.rfind("lp_", 0) == 0;
+  lpsim::CheckConfig config = g_rules;
+  for (auto& [name, rule] : config.rules) rule.enabled = rule.enabled && name.rfind("lp_", 0) == 0;
   const lpsim::StatusOr<std::vector<Finding>> found = lpsim::CheckRecords(
       run.scalars,
       [&](const std::function<lpsim::Status(TensorRecord&&)>& fn) {
@@ -450,7 +456,7 @@ std::vector<std::string> Split(const std::string& s) {
 int Usage(const char* why) {
   std::fprintf(stderr,
                "lpsim validate: %s\nusage: lpsim validate [--list] [--table] [--json] [--programs a,b] "
-               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [--fp32-seeds N] [--sim-seeds N] [--no-probe] [--probe-every N] [--rollout K] [--rollout-every N] [PROGRAM]\n",
+               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [--rules FILE] [--fp32-seeds N] [--sim-seeds N] [--no-probe] [--probe-every N] [--rollout K] [--rollout-every N] [PROGRAM]\n",
                why);
   return 2;
 }
@@ -467,7 +473,7 @@ int Main(int argc, char** argv) {
   }
   bool json = false, list = false, verbose = false, probe = true, seeds_given = false;
   std::vector<std::string> want_programs, want_targets;
-  std::string truth_file;
+  std::string truth_file, rules_file;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* flag) -> std::string {
@@ -502,6 +508,13 @@ int Main(int argc, char** argv) {
       seeds_given = true;
     } else if (a == "--no-probe") {
       probe = false;  // the records' rules alone (no lp_forward_loss), to compare
+    } else if (a == "--rules") {
+      const std::string v = value(a.c_str());
+      if (v.empty()) return Usage("--rules needs a rules file (JSON, as `lpsim check --rules` reads)");
+      lpsim::StatusOr<lpsim::CheckConfig> c = lpsim::CheckConfig::FromFile(v);
+      if (!c.ok()) return Usage(("--rules: " + c.status().message()).c_str());
+      g_rules = std::move(c).value();
+      rules_file = v;
     } else if (a == "--programs" || a == "--targets" || a == "--root" || a == "--truth") {
       const std::string v = value(a.c_str());
       if (v.empty()) return Usage((a + " needs a value").c_str());
@@ -670,6 +683,18 @@ int Main(int argc, char** argv) {
                       {"fp32_seeds", truths.empty() ? g_fp32_seeds : truths_seeds},
                       {"sim_seeds", truths.empty() ? g_sim_seeds : truths_sim_seeds}};
     j["seconds"] = seconds;
+    // What the predictions were judged with: the lp_* rules' settings
+    // (--rules, or the defaults), so that a table names its rules.
+    {
+      nlohmann::ordered_json rules = nlohmann::ordered_json::object();
+      for (const auto& [name, rule] : g_rules.rules) {
+        if (name.rfind("lp_", 0) != 0) continue;
+        nlohmann::ordered_json r = {{"enabled", rule.enabled}};
+        for (const auto& [param, v] : g_rules.Params(name)) r[param] = v;
+        rules[name] = r;
+      }
+      j["rules"] = {{"file", rules_file.empty() ? nlohmann::json() : nlohmann::json(rules_file)}, {"lp", rules}};
+    }
     auto tj = [](const Tally& t) {
       return nlohmann::ordered_json{{"tp", t.tp}, {"fp", t.fp}, {"fn", t.fn}, {"tn", t.tn},
                                     {"precision", JsonNum(t.Precision())}, {"recall", JsonNum(t.Recall())},
@@ -729,6 +754,7 @@ int Main(int argc, char** argv) {
               "worst.\n\n",
               programs.size(), targets.size(), seconds, truths.empty() ? g_sim_seeds : truths_sim_seeds,
               truths.empty() ? g_fp32_seeds : truths_seeds, 100 * kLossTolerance, 100 * kAccuracyTolerance);
+  if (!rules_file.empty()) std::printf("Predicted with the rules of %s.\n\n", rules_file.c_str());
   std::string header = "| target | TP | FP | FN | TN | precision | recall | median lead (steps) |";
   std::string rule = "|---|---|---|---|---|---|---|---|";
   for (const char* g : kGroupNames) header += std::string(" precision / recall ") + g + " |", rule += "---|";

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "checks/neurons.h"
+#include "checks/rules/rule_support.h"
 
 #include <cmath>
 #include <functional>
@@ -134,7 +135,7 @@ TEST(CheckConfig, EveryParameterNameReachesOneField) {
       ++params;
       CheckConfig c = defaults;
       // A value in every parameter's range that differs from its default.
-      const double changed = value >= 1 ? value + 1 : (value > 0 ? value / 2 : 0.5);
+      const double changed = value >= 1 ? value + 1 : (value > 0 ? value / 2 : 1);
       ASSERT_TRUE(c.Set(rule.name, name, changed).ok()) << rule.name << "." << name;
       for (const RuleInfo& other : RuleCatalog()) {
         for (const auto& [k, v] : c.Params(other.name)) {
@@ -1344,6 +1345,80 @@ TEST(Checker, ForwardLossWaitsForAGain) {
     c.EndStep(s);
   }
   EXPECT_FALSE(Fired(c, "lp_forward_loss")) << Dump(c);
+}
+
+// log_scale 1: a loss that falls by orders of magnitude is judged in
+// orders, as lpsim validate's truth judges it. The loss falls 1 -> 1e-4; a
+// target whose forward pass floors at 1e-2 costs 1% of the gain (linear:
+// fine) but sits 100x above fp32, beyond (1 / 1e-4)^0.25 = 10x (log: fired);
+// one at 5e-4 (5x) is within both. A gain of x2 is judged nearly as
+// linearly (1.19x against 1.25x of the probe loss).
+TEST(Checker, ForwardLossOnTheLogScaleJudgesAFloorInOrders) {
+  auto run = [](int log_scale) {
+    CheckConfig config = CheckConfig::Defaults();
+    EXPECT_TRUE(config.Set("lp_forward_loss", "log_scale", log_scale).ok());
+    Checker c(config);
+    std::vector<Finding> fired;
+    for (int64_t s = 0; s < 40; ++s) {
+      const double loss = s < 5 ? 1.0 : 1e-4;
+      c.Add(ScalarRecord{s, "loss", loss});
+      if (s >= 8 && s % 8 == 0) {
+        c.Add(ScalarRecord{s, "probe_loss", loss});
+        c.Add(ScalarRecord{s, "probe_loss:floor", 1e-2});
+        c.Add(ScalarRecord{s, "probe_loss:near", 5e-4});
+      }
+      for (Finding& f : c.EndStep(s)) {
+        if (f.rule == "lp_forward_loss") fired.push_back(f);
+      }
+    }
+    return fired;
+  };
+  EXPECT_TRUE(run(0).empty());
+  const std::vector<Finding> log = run(1);
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0].tensor, "probe_loss:floor");
+  EXPECT_EQ(log[0].step, 24);
+  EXPECT_NEAR(log[0].evidence.at("allowed_loss"), 1e-3, 1e-15);
+  // Halving: the log bound 2^0.25 = 1.19 of the probe loss, the linear 1.25.
+  EXPECT_DOUBLE_EQ(rules::AllowedLoss(1.0, 2.0, 1.0, 0.25, true), std::pow(2.0, 0.25));
+  EXPECT_DOUBLE_EQ(rules::AllowedLoss(1.0, 2.0, 1.0, 0.25, false), 1.25);
+  // A loss that is not positive, or did not fall: the linear bound alone.
+  EXPECT_DOUBLE_EQ(rules::AllowedLoss(-2.0, 1.0, -2.0, 0.25, true), -2.0 + 0.75);
+  EXPECT_DOUBLE_EQ(rules::AllowedLoss(1.0, 1.0, 1.0, 0.25, true), 1.0 + 0.25e-12);
+}
+
+// lp_rollout with log_scale 1: each stake on its own scale, the larger
+// allowance. The training fell 1 -> 1e-3 (so far: 1000x), fp32's rollout
+// from 1e-3 reaches 9e-4; half the stake allows (1000)^0.5 = 31.6x on the
+// log scale, 0.5 linearly. A rollout ending at 0.1 (111x) fires on the log
+// scale only; one at 2e-2 (22x) on neither.
+TEST(Checker, RolloutOnTheLogScaleJudgesTheLagInOrders) {
+  auto run = [](int log_scale) {
+    CheckConfig config = CheckConfig::Defaults();
+    EXPECT_TRUE(config.Set("lp_rollout", "log_scale", log_scale).ok());
+    Checker c(config);
+    std::vector<Finding> fired;
+    for (int64_t s = 0; s < 40; ++s) {
+      const double loss = s < 5 ? 1.0 : 1e-3;
+      c.Add(ScalarRecord{s, "loss", loss});
+      if (s >= 8 && s % 8 == 0) {
+        c.Add(ScalarRecord{s, "probe_loss", loss});
+        c.Add(ScalarRecord{s, "rollout_loss", 9e-4});
+        c.Add(ScalarRecord{s, "rollout_loss:lagging", 0.1});
+        c.Add(ScalarRecord{s, "rollout_loss:near", 2e-2});
+      }
+      for (Finding& f : c.EndStep(s)) {
+        if (f.rule == "lp_rollout") fired.push_back(f);
+      }
+    }
+    return fired;
+  };
+  EXPECT_TRUE(run(0).empty());
+  const std::vector<Finding> log = run(1);
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0].tensor, "rollout_loss:lagging");
+  EXPECT_EQ(log[0].step, 8);
+  EXPECT_NEAR(log[0].evidence.at("allowed_loss"), 9e-4 * std::sqrt(1000.0), 1e-15);
 }
 
 // lp_rollout: a target's rollout ends above fp32's by more than half of
