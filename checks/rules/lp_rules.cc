@@ -277,11 +277,17 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
       continue;  // no gain yet (or before the first window): nothing to lose
     }
     const double share = std::isfinite(gain) && gain > 0 ? cost / gain : NAN;
+    const std::string scale = p.log_scale != 0 ? " (on the tighter of the linear and the log scale)" : "";
     sink_->Judge("lp_forward_loss", "forward|" + target, streak >= p.probes, s.name,
                  "on " + target + " the forward pass alone (weights and activations as it stores them) gives "
                      "loss " + Fmt(s.value) + " where fp32 gives " + Fmt(fp32) + " at the same weights and "
-                     "batch: " + (std::isfinite(share) ? Fmt(100 * share) + "% of the " + Fmt(gain) : "more than") +
-                     " the training has gained so far, in " + std::to_string(p.probes) + " probes in a row. On "
+                     "batch: " +
+                     (std::isfinite(allowed) ? "above " + Fmt(allowed) + ", the most that loses no more than " +
+                                                   Fmt(100 * p.max_gain_share) + "% of the training's gain so far (" +
+                                                   Fmt(loss_->first_window()) + " -> " + Fmt(fp32) + ")" + scale +
+                                                   ", in " + std::to_string(p.probes) + " probes in a row"
+                                             : std::string("not finite")) +
+                     ". On "
                      "that hardware the training loses what it learns; the tensors the other lp_* findings "
                      "name (or a record of each tap cast as the target stores it) show where.",
                  {{"probe_loss", s.value}, {"fp32_probe_loss", fp32}, {"gain", gain}, {"gain_share", share},
@@ -325,8 +331,11 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
                  "on " + target + " a few training steps from this step's weights and optimizer state, on "
                      "this step's batch, reach loss " + Fmt(s.value) + " where fp32 reaches " + Fmt(fp32) +
                      " from " + Fmt(start) + ": " +
-                     (std::isfinite(share) ? Fmt(100 * share) + "% of the " + Fmt(stake) + " at stake"
-                                           : "the training diverges") +
+                     (judged && std::isfinite(s.value)
+                          ? "above " + Fmt(allowed) + ", the most that lags by no more than " +
+                                Fmt(100 * p.max_lag_share) + "% of the " + Fmt(stake) + " at stake" +
+                                (p.log_scale != 0 ? " (on the tighter of the linear and the log scale)" : "")
+                          : std::string("the training diverges")) +
                      ". On that hardware the training does not learn what fp32 learns; the tensors the other "
                      "lp_* findings name (or simulate mode on the target) show where.",
                  {{"rollout_loss", s.value}, {"fp32_rollout_loss", fp32}, {"start_loss", start},

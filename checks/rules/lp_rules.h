@@ -242,8 +242,8 @@ struct LpForwardLossParams {
   // (rules::AllowedLoss), as lpsim validate's truth measures a training's
   // shortfall: a loss that has fallen 1 -> 1e-4 allows the target 10x
   // fp32's probe loss at a share of 0.25, not +0.25. 0: the linear scale
-  // alone (docs/checks.md: what each gives on the validation corpus).
-  int log_scale = 0;
+  // alone. docs/checks.md has what each gives on the validation corpus.
+  int log_scale = 1;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_gain_share", p.max_gain_share, 0, kNoLimit);
@@ -277,7 +277,7 @@ struct LpRolloutParams {
   // (rules::AllowedLoss), each stake in its own terms (fp32's rollout from
   // the step's loss; the training from its first window to the step's loss),
   // as lp_forward_loss's log_scale. 0: the linear scale alone.
-  int log_scale = 0;
+  int log_scale = 1;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_lag_share", p.max_lag_share, 0, kNoLimit);
