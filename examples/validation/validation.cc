@@ -4,7 +4,7 @@
 //
 // For every program of the corpus (corpus.h, corpus_fresh.h, corpus_fresh2.h,
 // corpus_fresh3.h, corpus_fresh4.h, corpus_fresh5.h, corpus_fresh6.h,
-// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
+// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
 // Conv1d nets, gated recurrent nets, an LSTM, SwiGLU units, DeepSets, a
 // mixture of experts, HMMs, a graph convolutional network, depthwise-
 // separable and squeeze-and-excitation CNNs, a gated TCN, a highway net,
@@ -21,7 +21,10 @@
 // blocks, a triplet embedding, a VAE, a mixture density network, a
 // bidirectional GRU, a PointNet, an IRNN, a binarised MLP, an ALiBi
 // decoder, an FNet, a MADE, a linear-chain CRF, a pointer network, a
-// RealNVP flow, a graph isomorphism network, a Bayes-by-Backprop MLP; Adam,
+// RealNVP flow, a graph isomorphism network, a Bayes-by-Backprop MLP, an
+// early-exit net, a modern Hopfield layer, a TabNet-style feature selector,
+// Barlow Twins, a p4 group-equivariant CNN, Mixture-of-Depths, a conditional
+// neural process, a pinhole camera model; Adam,
 // AdamW, SGD, RMSprop; warm-up and decay; dropout, weight decay, BatchNorm,
 // LayerNorm; planted breakers and programs that train fine):
 //   1. train once in fp32 with a Tracker (default options): the loss and
@@ -66,7 +69,7 @@
 // programs, probes and rollouts included). The truths depend on the corpus and on
 // simulate mode, not on the rules: rerun without --truth when either changes.
 //
-// The corpus is split in thirteen groups: Programs() (corpus.h) in two halves,
+// The corpus is split in fourteen groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
 // (corpus_fresh.h), written after the rules' thresholds were set;
 // `fresh2`, Fresh2Programs() (corpus_fresh2.h), written after fresh, too,
@@ -81,8 +84,10 @@
 // blind to them after fresh7; `fresh9`, Fresh9Programs()
 // (corpus_fresh9.h), written blind to them after fresh8; `fresh10`,
 // Fresh10Programs() (corpus_fresh10.h), written blind to them after
-// fresh9; and `fresh11`, Fresh11Programs() (corpus_fresh11.h), written
-// blind to them after fresh10. All are seen data now: each judged one change or measured the
+// fresh9; `fresh11`, Fresh11Programs() (corpus_fresh11.h), written
+// blind to them after fresh10; and `fresh12`, Fresh12Programs()
+// (corpus_fresh12.h), written blind to them after fresh11, the unseen
+// check. All the others are seen data now: each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
 // fresh10 and fresh11 measured the rules as they were, fresh8 finding
@@ -127,6 +132,7 @@
 #include "examples/validation/corpus_fresh9.h"
 #include "examples/validation/corpus_fresh10.h"
 #include "examples/validation/corpus_fresh11.h"
+#include "examples/validation/corpus_fresh12.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -375,11 +381,12 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
 // table and an object of the JSON, in this order. A new group is a value
 // here, its name in kGroupNames and its programs in Corpus().
 enum class Group {
-  kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5, kFresh6, kFresh7, kFresh8, kFresh9, kFresh10, kFresh11
+  kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5, kFresh6, kFresh7, kFresh8, kFresh9, kFresh10, kFresh11,
+  kFresh12
 };
-constexpr std::array<const char*, 13> kGroupNames = {"tune",   "holdout", "fresh",   "fresh2", "fresh3",
-                                                      "fresh4", "fresh5",  "fresh6",  "fresh7", "fresh8",
-                                                      "fresh9", "fresh10", "fresh11"};
+constexpr std::array<const char*, 14> kGroupNames = {"tune",   "holdout", "fresh",   "fresh2",  "fresh3",
+                                                      "fresh4", "fresh5",  "fresh6",  "fresh7",  "fresh8",
+                                                      "fresh9", "fresh10", "fresh11", "fresh12"};
 constexpr size_t kGroups = kGroupNames.size();
 
 const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
@@ -387,8 +394,8 @@ const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
 // Programs() split by position (even: tune, odd: holdout), then
 // FreshPrograms(), Fresh2Programs(), Fresh3Programs(), Fresh4Programs(),
 // Fresh5Programs(), Fresh6Programs(), Fresh7Programs(), Fresh8Programs(),
-// Fresh9Programs(), Fresh10Programs() and Fresh11Programs(): the whole
-// corpus in the order --list shows it.
+// Fresh9Programs(), Fresh10Programs(), Fresh11Programs() and
+// Fresh12Programs(): the whole corpus in the order --list shows it.
 std::vector<std::pair<Program, Group>> Corpus() {
   std::vector<std::pair<Program, Group>> out;
   std::vector<Program> seen = Programs();
@@ -404,6 +411,7 @@ std::vector<std::pair<Program, Group>> Corpus() {
   for (Program& p : Fresh9Programs()) out.push_back({std::move(p), Group::kFresh9});
   for (Program& p : Fresh10Programs()) out.push_back({std::move(p), Group::kFresh10});
   for (Program& p : Fresh11Programs()) out.push_back({std::move(p), Group::kFresh11});
+  for (Program& p : Fresh12Programs()) out.push_back({std::move(p), Group::kFresh12});
   return out;
 }
 
