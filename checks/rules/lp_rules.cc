@@ -277,7 +277,7 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
       continue;  // no gain yet (or before the first window): nothing to lose
     }
     const double share = std::isfinite(gain) && gain > 0 ? cost / gain : NAN;
-    const std::string scale = p.log_scale != 0 ? " (on the tighter of the linear and the log scale)" : "";
+    const std::string scale = p.log_scale != 0 ? ", on the tighter of the linear and the log scale, " : ", ";
     sink_->Judge("lp_forward_loss", "forward|" + target, streak >= p.probes, s.name,
                  "on " + target + " the forward pass alone (weights and activations as it stores them) gives "
                      "loss " + Fmt(s.value) + " where fp32 gives " + Fmt(fp32) + " at the same weights and "
@@ -285,7 +285,7 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
                      (std::isfinite(allowed) ? "above " + Fmt(allowed) + ", the most that loses no more than " +
                                                    Fmt(100 * p.max_gain_share) + "% of the training's gain so far (" +
                                                    Fmt(loss_->first_window()) + " -> " + Fmt(fp32) + ")" + scale +
-                                                   ", in " + std::to_string(p.probes) + " probes in a row"
+                                                   "in " + std::to_string(p.probes) + " probes in a row"
                                              : std::string("not finite")) +
                      ". On "
                      "that hardware the training loses what it learns; the tensors the other lp_* findings "
@@ -334,7 +334,7 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
                      (judged && std::isfinite(s.value)
                           ? "above " + Fmt(allowed) + ", the most that lags by no more than " +
                                 Fmt(100 * p.max_lag_share) + "% of the " + Fmt(stake) + " at stake" +
-                                (p.log_scale != 0 ? " (on the tighter of the linear and the log scale)" : "")
+                                (p.log_scale != 0 ? ", on the tighter of the linear and the log scale" : "")
                           : std::string("the training diverges")) +
                      ". On that hardware the training does not learn what fp32 learns; the tensors the other "
                      "lp_* findings name (or simulate mode on the target) show where.",
