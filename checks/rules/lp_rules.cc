@@ -103,6 +103,10 @@ double Share(uint64_t n, const CastCounts& c) {
   const uint64_t nonzero = c.numel - c.zero_in - c.nan_in - c.inf_in;
   return nonzero > 0 ? static_cast<double>(n) / static_cast<double>(nonzero) : 0;
 }
+// How lp_forward_loss and lp_rollout name the scale of their allowance.
+std::string ScaleClause(int log_scale) {
+  return log_scale != 0 ? ", on the tighter of the linear and the log scale" : "";
+}
 }  // namespace
 
 const LowPrecisionRules::Recipe& LowPrecisionRules::RecipeOf(const std::string& name) {
@@ -277,15 +281,14 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
       continue;  // no gain yet (or before the first window): nothing to lose
     }
     const double share = std::isfinite(gain) && gain > 0 ? cost / gain : NAN;
-    const std::string scale = p.log_scale != 0 ? ", on the tighter of the linear and the log scale, " : ", ";
     sink_->Judge("lp_forward_loss", "forward|" + target, streak >= p.probes, s.name,
                  "on " + target + " the forward pass alone (weights and activations as it stores them) gives "
                      "loss " + Fmt(s.value) + " where fp32 gives " + Fmt(fp32) + " at the same weights and "
                      "batch: " +
                      (std::isfinite(allowed) ? "above " + Fmt(allowed) + ", the most that loses no more than " +
                                                    Fmt(100 * p.max_gain_share) + "% of the training's gain so far (" +
-                                                   Fmt(loss_->first_window()) + " -> " + Fmt(fp32) + ")" + scale +
-                                                   "in " + std::to_string(p.probes) + " probes in a row"
+                                                   Fmt(loss_->first_window()) + " -> " + Fmt(fp32) + ")" + ScaleClause(p.log_scale) +
+                                                   ", in " + std::to_string(p.probes) + " probes in a row"
                                              : std::string("not finite")) +
                      ". On "
                      "that hardware the training loses what it learns; the tensors the other lp_* findings "
@@ -334,7 +337,7 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
                      (judged && std::isfinite(s.value)
                           ? "above " + Fmt(allowed) + ", the most that lags by no more than " +
                                 Fmt(100 * p.max_lag_share) + "% of the " + Fmt(stake) + " at stake" +
-                                (p.log_scale != 0 ? ", on the tighter of the linear and the log scale" : "")
+                                ScaleClause(p.log_scale)
                           : std::string("the training diverges")) +
                      ". On that hardware the training does not learn what fp32 learns; the tensors the other "
                      "lp_* findings name (or simulate mode on the target) show where.",
