@@ -81,10 +81,11 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "as it stores it) end above fp32's by more than max_lag_share of the gain at stake (the "
                   "larger of fp32's gain in the rollout and the training's gain so far, which must exceed "
                   "min_gain_share of the start loss; log_scale 1: measured on the tighter of the linear and "
-                  "the log scale), in `rollouts` rollouts in a row, or end non-finite: predicted lost "
-                  "training on that hardware",
+                  "the log scale), in `rollouts` rollouts in a row, or by more than at_once_lag_share of "
+                  "it in one, or end non-finite: predicted lost training on that hardware",
                   "lpsim; calibrated on lpsim validate's corpus (half the gain, as against the harness's "
-                  "quarter for a whole training)", W));
+                  "quarter for a whole training; two rollouts, as a target that adapts catches up in the "
+                  "next)", W));
   // Info: a max-of-history scale stays put by design while amax falls; what
   // a stale scale does to the values is judged by the other rules.
   out->push_back(CatalogEntry("lp_stale_scaling", "low_precision",
@@ -313,10 +314,16 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
   const bool judged = stake > p.min_gain_share * std::fabs(start);
   // The highest rollout loss within max_lag_share of the stake: the larger
   // allowance of the two stakes, each on its own scale(s).
-  double allowed = AllowedLoss(fp32, start, fp32, p.max_lag_share, p.log_scale != 0);
-  if (std::isfinite(so_far) && so_far > 0) {
-    allowed = std::max(allowed, AllowedLoss(fp32, loss_->first_window(), start, p.max_lag_share, p.log_scale != 0));
-  }
+  auto allowance = [&](double share) {
+    double a = AllowedLoss(fp32, start, fp32, share, p.log_scale != 0);
+    if (std::isfinite(so_far) && so_far > 0) {
+      a = std::max(a, AllowedLoss(fp32, loss_->first_window(), start, share, p.log_scale != 0));
+    }
+    return a;
+  };
+  const double allowed = allowance(p.max_lag_share);
+  // A lag this large counts at once (the whole stake lost).
+  const double at_once = allowance(std::max(p.at_once_lag_share, p.max_lag_share));
   for (const ScalarRecord& s : scalars) {
     if (s.name.rfind(kTarget, 0) != 0) continue;
     const std::string target = s.name.substr(kTarget.size());
@@ -325,7 +332,7 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
     if (!std::isfinite(s.value)) {
       streak = p.rollouts;
     } else if (judged) {
-      streak = s.value > allowed ? streak + 1 : 0;
+      streak = s.value > at_once ? std::max(streak + 1, p.rollouts) : s.value > allowed ? streak + 1 : 0;
     } else {
       continue;  // nothing learnt yet: nothing to lose
     }
@@ -334,16 +341,20 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
                  "on " + target + " a few training steps from this step's weights and optimizer state, on "
                      "this step's batch, reach loss " + Fmt(s.value) + " where fp32 reaches " + Fmt(fp32) +
                      " from " + Fmt(start) + ": " +
-                     (judged && std::isfinite(s.value)
-                          ? "above " + Fmt(allowed) + ", the most that lags by no more than " +
+                     (!judged || !std::isfinite(s.value) ? std::string("the training diverges")
+                      : s.value > at_once
+                          ? "above " + Fmt(at_once) + ", a lag of " +
+                                Fmt(100 * std::max(p.at_once_lag_share, p.max_lag_share)) + "% of the " +
+                                Fmt(stake) + " at stake" + ScaleClause(p.log_scale) + ", in one rollout"
+                          : "above " + Fmt(allowed) + ", the most that lags by no more than " +
                                 Fmt(100 * p.max_lag_share) + "% of the " + Fmt(stake) + " at stake" +
-                                ScaleClause(p.log_scale)
-                          : std::string("the training diverges")) +
+                                ScaleClause(p.log_scale) + ", in " + std::to_string(p.rollouts) +
+                                (p.rollouts == 1 ? " rollout" : " rollouts in a row")) +
                      ". On that hardware the training does not learn what fp32 learns; the tensors the other "
                      "lp_* findings name (or simulate mode on the target) show where.",
                  {{"rollout_loss", s.value}, {"fp32_rollout_loss", fp32}, {"start_loss", start},
                   {"stake", stake}, {"lag_share", share}, {"max_lag_share", p.max_lag_share},
-                  {"allowed_loss", judged ? allowed : NAN}});
+                  {"allowed_loss", judged ? allowed : NAN}, {"at_once_loss", judged ? at_once : NAN}});
   }
 }
 

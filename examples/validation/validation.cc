@@ -769,7 +769,7 @@ int Main(int argc, char** argv) {
   std::printf("%s\n%s\n", header.c_str(), rule.c_str());
   auto row = [](const std::string& name, const Tallies& t) {
     std::printf("| %s | %d | %d | %d | %d | %s | %s | %s |", name.c_str(), t[0].tp, t[0].fp, t[0].fn, t[0].tn,
-                Num(t[0].Precision()).c_str(), Num(t[0].Recall()).c_str(), Num(t[0].MedianLead(), "%.0f").c_str());
+                Num(t[0].Precision()).c_str(), Num(t[0].Recall()).c_str(), Num(t[0].MedianLead(), "%g").c_str());
     for (size_t g = 1; g <= kGroups; ++g) {
       std::printf(" %s / %s |", Num(t[g].Precision()).c_str(), Num(t[g].Recall()).c_str());
     }

@@ -1414,14 +1414,17 @@ TEST(Checker, RolloutOnTheLogScaleJudgesTheLagInOrders) {
   const std::vector<Finding> log = run(1);
   ASSERT_EQ(log.size(), 1u);
   EXPECT_EQ(log[0].tensor, "rollout_loss:lagging");
-  EXPECT_EQ(log[0].step, 8);
+  EXPECT_EQ(log[0].step, 16);  // the second lagging rollout in a row
   EXPECT_NEAR(log[0].evidence.at("allowed_loss"), 9e-4 * std::sqrt(1000.0), 1e-15);
+  // The whole stake on the log scale: 1000x.
+  EXPECT_NEAR(log[0].evidence.at("at_once_loss"), 9e-4 * 1000.0, 1e-12);
 }
 
 // lp_rollout: a target's rollout ends above fp32's by more than half of
 // the gain at stake (fp32's gain in the rollout, or the training's so far,
-// whichever is larger); each target judged on its own; a non-finite rollout
-// at once; nothing at stake, nothing judged.
+// whichever is larger) in two rollouts in a row, or by more than the whole
+// stake in one; each target judged on its own; a non-finite rollout at
+// once; nothing at stake, nothing judged.
 TEST(Checker, RolloutJudgesEachTargetAgainstTheGainAtStake) {
   Checker c;
   std::vector<Finding> fired;
@@ -1431,6 +1434,8 @@ TEST(Checker, RolloutJudgesEachTargetAgainstTheGainAtStake) {
       c.Add(ScalarRecord{s, "probe_loss", 2.0});
       c.Add(ScalarRecord{s, "rollout_loss", 1.0});                     // fp32 gains 1.0
       c.Add(ScalarRecord{s, "rollout_loss:lagging", s >= 16 ? 1.6 : 1.4});  // 60% of it from step 16
+      c.Add(ScalarRecord{s, "rollout_loss:once", s == 8 || s == 24 ? 1.9 : 1.4});  // 90%, then catches up
+      c.Add(ScalarRecord{s, "rollout_loss:lost", s == 16 ? 2.1 : 1.0});  // 110%: ends above the start
       c.Add(ScalarRecord{s, "rollout_loss:fine", 1.4});                // 40%
       c.Add(ScalarRecord{s, "rollout_loss:nan", s == 32 ? NAN : 1.0});
     }
@@ -1438,14 +1443,40 @@ TEST(Checker, RolloutJudgesEachTargetAgainstTheGainAtStake) {
       if (f.rule == "lp_rollout") fired.push_back(f);
     }
   }
-  ASSERT_EQ(fired.size(), 2u) << Dump(c);
-  EXPECT_EQ(fired[0].tensor, "rollout_loss:lagging");
+  ASSERT_EQ(fired.size(), 3u) << Dump(c);
+  EXPECT_EQ(fired[0].tensor, "rollout_loss:lost");
   EXPECT_EQ(fired[0].step, 16);
-  EXPECT_NEAR(fired[0].evidence.at("lag_share"), 0.6, 1e-12);
-  EXPECT_EQ(fired[0].evidence.at("stake"), 1.0);
-  EXPECT_NE(fired[0].message.find("on lagging a few training steps"), std::string::npos) << fired[0].message;
-  EXPECT_EQ(fired[1].tensor, "rollout_loss:nan");
-  EXPECT_EQ(fired[1].step, 32);
+  EXPECT_NEAR(fired[0].evidence.at("lag_share"), 1.1, 1e-12);
+  EXPECT_EQ(fired[0].evidence.at("at_once_loss"), 2.0);  // fp32's 1.0 plus the whole stake
+  EXPECT_NE(fired[0].message.find("a lag of 100% of the 1 at stake, on the tighter of the linear and the log "
+                                  "scale, in one rollout"),
+            std::string::npos)
+      << fired[0].message;
+  EXPECT_EQ(fired[1].tensor, "rollout_loss:lagging");
+  EXPECT_EQ(fired[1].step, 24);  // its second lagging rollout
+  EXPECT_NEAR(fired[1].evidence.at("lag_share"), 0.6, 1e-12);
+  EXPECT_EQ(fired[1].evidence.at("stake"), 1.0);
+  EXPECT_NE(fired[1].message.find("on lagging a few training steps"), std::string::npos) << fired[1].message;
+  EXPECT_NE(fired[1].message.find("50% of the 1 at stake, on the tighter of the linear and the log scale, in 2 "
+                                  "rollouts in a row"),
+            std::string::npos)
+      << fired[1].message;
+  EXPECT_EQ(fired[2].tensor, "rollout_loss:nan");
+  EXPECT_EQ(fired[2].step, 32);
+  // One rollout at a time, as before: the single lag of "once" fires.
+  CheckConfig single = CheckConfig::Defaults();
+  ASSERT_TRUE(single.Set("lp_rollout", "rollouts", 1).ok());
+  Checker one(single);
+  for (int64_t s = 0; s < 16; ++s) {
+    one.Add(ScalarRecord{s, "loss", 2.0});
+    if (s % 8 == 0) {
+      one.Add(ScalarRecord{s, "probe_loss", 2.0});
+      one.Add(ScalarRecord{s, "rollout_loss", 1.0});
+      one.Add(ScalarRecord{s, "rollout_loss:once", s == 8 ? 1.9 : 1.4});
+    }
+    one.EndStep(s);
+  }
+  EXPECT_TRUE(Fired(one, "lp_rollout")) << Dump(one);
 }
 
 // Late in training the gain so far is at stake: a lag that is large against
