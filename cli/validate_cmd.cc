@@ -6,6 +6,8 @@
 //   lpsim validate tiny_grads_adam       # one program, per target in full
 //   lpsim validate --list
 //   lpsim validate --truth earlier.json  # predictions again, truths from an earlier --json
+//   lpsim validate --truth examples/validation/truths.json   # the corpus's truths kept in the repository
+//   lpsim validate --save-truths t.json  # also write the truths alone (the shape --truth reads)
 //   lpsim validate --no-probe            # the records' rules alone (no lp_forward_loss)
 //   lpsim validate --rules rules.json    # predict with these lp_* settings (as `lpsim check --rules`)
 //   lpsim validate --sim-seeds 1         # one simulated run per target (default 3, by majority)
@@ -33,7 +35,7 @@ namespace {
 struct ValidateArgs {
   bool json = false;
   bool list = false;
-  std::string programs, targets, root, truth, rules;
+  std::string programs, targets, root, truth, save_truths, rules;
   bool no_probe = false;
   int probe_every = 0;  // 0: lpsim_validation's default
   int rollout = -1;        // -1: lpsim_validation's default
@@ -58,6 +60,7 @@ int Run(const ValidateArgs& a) {
   if (!a.targets.empty()) args.insert(args.end(), {"--targets", a.targets});
   if (!a.root.empty()) args.insert(args.end(), {"--root", a.root});
   if (!a.truth.empty()) args.insert(args.end(), {"--truth", a.truth});
+  if (!a.save_truths.empty()) args.insert(args.end(), {"--save-truths", a.save_truths});
   if (!a.rules.empty()) args.insert(args.end(), {"--rules", a.rules});
   if (a.no_probe) args.push_back("--no-probe");
   if (a.probe_every > 0) args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every)});
@@ -89,7 +92,12 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--root", args->root, "folder for the runs (default /tmp/lpsim_validation)");
   cmd->add_option("--truth", args->truth,
                   "reuse the simulated truths of earlier `--json` outputs (FILE, or FILE1,FILE2 merged) instead of "
-                  "simulating again: only the fp32 runs and the predictions are redone (for tuning rules)");
+                  "simulating again: only the fp32 runs and the predictions are redone (for tuning rules); "
+                  "examples/validation/truths.json holds the whole corpus's; with --list, checks that they cover "
+                  "every program on every target");
+  cmd->add_option("--save-truths", args->save_truths,
+                  "also write the truths of the runs (simulated, or read by --truth) to FILE, one run per line, "
+                  "in the shape --truth reads; refused before anything trains if FILE is an input or unwritable");
   cmd->add_option("--rules", args->rules,
                   "predict with this rules file (JSON, as `lpsim check --rules` reads): its lp_* rules' thresholds "
                   "and on/off; the truths do not depend on it (combine with --truth to judge a rule change)");

@@ -56,6 +56,8 @@
 //   lpsim_validation mlp_clusters_adam      # one program, per target in full
 //   lpsim_validation --truth earlier.json   # truths from an earlier --json run
 //   lpsim_validation --truth seen.json,fresh.json   # or from several, merged
+//   lpsim_validation --truth truths.json --list      # the truths cover every program on every target
+//   lpsim_validation --save-truths truths.json       # also write the truths alone (what --truth reads)
 //   lpsim_validation --fp32-seeds 1         # truths against the tracked fp32 run alone (default 3 seeds)
 //   lpsim_validation --sim-seeds 1          # one simulated run per target (default 3 seeds, by majority)
 //   lpsim_validation --no-probe             # the records' rules alone (no probes, no rollouts)
@@ -67,7 +69,9 @@
 // --truth skips step 3: the simulated truths come from an earlier `--json`
 // output, so tuning a rule costs the fp32 runs only (543 s for 128
 // programs, probes and rollouts included). The truths depend on the corpus and on
-// simulate mode, not on the rules: rerun without --truth when either changes.
+// simulate mode, not on the rules: rerun without --truth when either changes,
+// with --save-truths examples/validation/truths.json, the corpus's truths
+// that the repository keeps (one run per line, as --json has them).
 //
 // The corpus is split in fourteen groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
@@ -102,10 +106,12 @@
 // machine.
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -115,9 +121,12 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "checks/checker.h"
+#include "core/output.h"
 #include "core/target.h"
 #include "examples/common/training.h"
 #include "examples/validation/corpus.h"
@@ -451,6 +460,21 @@ std::string Num(double v, const char* fmt = "%.2f") {
 
 nlohmann::json JsonNum(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
+// Each simulated run's own truth (several seeds only); a regression's
+// accuracy is null.
+nlohmann::ordered_json SeedsJson(const Truth& truth, bool classifier) {
+  nlohmann::ordered_json seeds = nlohmann::ordered_json::array();
+  for (size_t k = 0; k < truth.seeds.size(); ++k) {
+    const Truth& s = truth.seeds[k];
+    seeds.push_back({{"seed", kSeed + static_cast<int>(k)},
+                     {"broken", s.broken},
+                     {"break_step", s.broken ? nlohmann::json(s.step) : nlohmann::json()},
+                     {"final_loss", JsonNum(s.final_loss)},
+                     {"final_accuracy", JsonNum(classifier ? s.final_accuracy : NAN)}});
+  }
+  return seeds;
+}
+
 std::vector<std::string> Split(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream ss(s);
@@ -464,7 +488,7 @@ std::vector<std::string> Split(const std::string& s) {
 int Usage(const char* why) {
   std::fprintf(stderr,
                "lpsim validate: %s\nusage: lpsim validate [--list] [--table] [--json] [--programs a,b] "
-               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [--rules FILE] [--fp32-seeds N] [--sim-seeds N] [--no-probe] [--probe-every N] [--rollout K] [--rollout-every N] [PROGRAM]\n",
+               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [--save-truths FILE] [--rules FILE] [--fp32-seeds N] [--sim-seeds N] [--no-probe] [--probe-every N] [--rollout K] [--rollout-every N] [PROGRAM]\n",
                why);
   return 2;
 }
@@ -481,7 +505,7 @@ int Main(int argc, char** argv) {
   }
   bool json = false, list = false, verbose = false, probe = true, seeds_given = false;
   std::vector<std::string> want_programs, want_targets;
-  std::string truth_file, rules_file;
+  std::string truth_file, rules_file, save_truths;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* flag) -> std::string {
@@ -523,9 +547,10 @@ int Main(int argc, char** argv) {
       if (!c.ok()) return Usage(("--rules: " + c.status().message()).c_str());
       g_rules = std::move(c).value();
       rules_file = v;
-    } else if (a == "--programs" || a == "--targets" || a == "--root" || a == "--truth") {
+    } else if (a == "--programs" || a == "--targets" || a == "--root" || a == "--truth" || a == "--save-truths") {
       const std::string v = value(a.c_str());
       if (v.empty()) return Usage((a + " needs a value").c_str());
+      if (a == "--save-truths") save_truths = v;
       if (a == "--programs") want_programs = Split(v);
       if (a == "--targets") want_targets = Split(v);
       if (a == "--root") g_root = v;
@@ -542,13 +567,6 @@ int Main(int argc, char** argv) {
   }
   if (g_rollout > 0 && g_rollout_every % g_probe_every != 0) {
     return Usage("--rollout-every must be a multiple of --probe-every: rollouts start at probe steps");
-  }
-  if (list) {
-    for (const auto& [p, group] : all) {
-      std::printf("%s\t%s\t%s%s\n", p.name.c_str(), GroupName(group), p.planted ? "planted: " : "",
-                  p.description.c_str());
-    }
-    return 0;
   }
   std::vector<std::pair<Program, Group>> programs;
   for (const auto& [p, group] : all) {
@@ -603,6 +621,26 @@ int Main(int argc, char** argv) {
                            .c_str());
         }
       }
+    }
+  }
+  // --list with --truth: the truths cover every program listed on every
+  // target (checked above), so the file fits this corpus.
+  if (list) {
+    for (const auto& [p, group] : programs) {
+      std::printf("%s\t%s\t%s%s\n", p.name.c_str(), GroupName(group), p.planted ? "planted: " : "",
+                  p.description.c_str());
+    }
+    return 0;
+  }
+  if (!save_truths.empty()) {
+    // Refused before anything trains: an input, a directory, or a folder
+    // that cannot take the file would otherwise fail after the run.
+    lpsim::Status s = lpsim::CheckOutput(save_truths, Split(truth_file), {}, "--save-truths");
+    if (!s.ok()) return Usage(s.message().c_str());
+    const size_t slash = save_truths.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : save_truths.substr(0, slash + 1);
+    if (access(dir.c_str(), W_OK) != 0) {
+      return Usage(("--save-truths: cannot write in " + dir + " (" + std::strerror(errno) + ")").c_str());
     }
   }
   const auto start = std::chrono::steady_clock::now();
@@ -673,6 +711,43 @@ int Main(int argc, char** argv) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
+  // How the truths were judged: --json records it, --save-truths too, and
+  // --truth refuses a file judged otherwise (LoadTruths).
+  const nlohmann::ordered_json tolerance = {{"loss_share_of_fp32_improvement", kLossTolerance},
+                                            {"loss_scale", kLossScale},
+                                            {"accuracy", kAccuracyTolerance},
+                                            {"final_window", kFinalWindow},
+                                            {"break_window", kBreakWindow},
+                                            {"fp32_seeds", truths.empty() ? g_fp32_seeds : truths_seeds},
+                                            {"sim_seeds", truths.empty() ? g_sim_seeds : truths_sim_seeds}};
+  if (!save_truths.empty()) {
+    // The truths alone, one run per line, in the shape --truth reads: the
+    // corpus's simulations kept in the repository (examples/validation/
+    // truths.json) so that a rule change is judged in one --truth run.
+    std::string text = "{\"tolerance\": " + tolerance.dump() + ",\n\"runs\": [\n";
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const Cell& c = cells[i];
+      const bool classifier = std::isfinite(fp32_final[c.program].second);
+      const nlohmann::ordered_json r = {
+          {"program", c.program},
+          {"target", c.target},
+          {"broken", c.truth.broken},
+          {"break_step", c.truth.broken ? nlohmann::json(c.truth.step) : nlohmann::json()},
+          {"why", c.truth.why},
+          {"final_loss", JsonNum(c.truth.final_loss)},
+          {"final_accuracy", JsonNum(classifier ? c.truth.final_accuracy : NAN)},
+          {"seeds", SeedsJson(c.truth, classifier)}};
+      text += r.dump() + (i + 1 < cells.size() ? ",\n" : "\n");
+    }
+    text += "]}\n";
+    const lpsim::Status s = lpsim::WriteOutput(save_truths, text);
+    if (!s.ok()) {
+      std::fprintf(stderr, "lpsim validate: --save-truths: %s\n", s.message().c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "saved the truths of %zu runs to %s\n", cells.size(), save_truths.c_str());
+  }
+
   // Per target: all programs ([0]), and each group ([1 + group]).
   using Tallies = std::array<Tally, 1 + kGroups>;
   std::map<std::string, Tallies> tally;
@@ -685,11 +760,7 @@ int Main(int argc, char** argv) {
   }
   if (json) {
     nlohmann::ordered_json j;
-    j["tolerance"] = {{"loss_share_of_fp32_improvement", kLossTolerance}, {"loss_scale", kLossScale},
-                      {"accuracy", kAccuracyTolerance},
-                      {"final_window", kFinalWindow}, {"break_window", kBreakWindow},
-                      {"fp32_seeds", truths.empty() ? g_fp32_seeds : truths_seeds},
-                      {"sim_seeds", truths.empty() ? g_sim_seeds : truths_sim_seeds}};
+    j["tolerance"] = tolerance;
     j["seconds"] = seconds;
     // What the predictions were judged with: the lp_* rules' settings
     // (--rules, or the defaults), so that a table names its rules.
@@ -721,16 +792,6 @@ int Main(int argc, char** argv) {
     j["overall"] = groups(overall);
     for (const Cell& c : cells) {
       const bool classifier = std::isfinite(fp32_final[c.program].second);
-      // Each simulated run's own truth (several seeds only).
-      nlohmann::ordered_json seeds = nlohmann::ordered_json::array();
-      for (size_t k = 0; k < c.truth.seeds.size(); ++k) {
-        const Truth& s = c.truth.seeds[k];
-        seeds.push_back({{"seed", kSeed + static_cast<int>(k)},
-                         {"broken", s.broken},
-                         {"break_step", s.broken ? nlohmann::json(s.step) : nlohmann::json()},
-                         {"final_loss", JsonNum(s.final_loss)},
-                         {"final_accuracy", JsonNum(classifier ? s.final_accuracy : NAN)}});
-      }
       j["runs"].push_back({{"program", c.program},
                            {"target", c.target},
                            {"half", GroupName(c.group)},
@@ -749,7 +810,7 @@ int Main(int argc, char** argv) {
                            // Classification only (null for a regression).
                            {"final_accuracy", JsonNum(classifier ? c.truth.final_accuracy : NAN)},
                            {"fp32_final_accuracy", JsonNum(fp32_final[c.program].second)},
-                           {"seeds", seeds}});
+                           {"seeds", SeedsJson(c.truth, classifier)}});
     }
     // The fp32 runs' loss per step and probe losses (for a rule's reader).
     j["fp32_runs"] = fp32_runs;
