@@ -313,6 +313,22 @@ std::string LoadTruths(const std::string& path, Truths* out, int* seeds, int* si
     return path + " was judged on the loss scale \"" + scale + "\", this build judges on \"" + kLossScale +
            "\": rerun without --truth to simulate its truths again";
   }
+  // ... and so would truths judged with another tolerance or window
+  // (files that record them; each recorded since the first --json).
+  for (const auto& [field, value] : std::vector<std::pair<const char*, double>>{
+           {"loss_share_of_fp32_improvement", kLossTolerance},
+           {"accuracy", kAccuracyTolerance},
+           {"final_window", kFinalWindow},
+           {"break_window", kBreakWindow}}) {
+    if (!j.contains("tolerance") || !j["tolerance"].is_object() || !j["tolerance"].contains(field)) continue;
+    const nlohmann::json& n = j["tolerance"][field];
+    if (!n.is_number() || n.get<double>() != value) {
+      char ours[32];
+      std::snprintf(ours, sizeof ours, "%g", value);
+      return path + " was judged with tolerance." + field + " " + n.dump() + ", this build with " + ours +
+             ": rerun without --truth to simulate its truths again";
+    }
+  }
   for (const nlohmann::json& r : j["runs"]) {
     if (!r.is_object() || !r.contains("program") || !r.contains("target") || !r.contains("broken") ||
         !r["program"].is_string() || !r["target"].is_string() || !r["broken"].is_boolean()) {
