@@ -476,19 +476,29 @@ std::string Num(double v, const char* fmt = "%.2f") {
 
 nlohmann::json JsonNum(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
-// Each simulated run's own truth (several seeds only); a regression's
-// accuracy is null.
-nlohmann::ordered_json SeedsJson(const Truth& truth, bool classifier) {
+// A cell's truth as --json and --save-truths write it (and LoadTruths
+// reads it back): the combined verdict, then each simulated run's own
+// (several seeds only); a regression's accuracy is null.
+nlohmann::ordered_json TruthJson(const Truth& truth, bool classifier) {
+  auto verdict = [&](const Truth& t) {
+    return nlohmann::ordered_json{{"broken", t.broken},
+                                  {"break_step", t.broken ? nlohmann::json(t.step) : nlohmann::json()}};
+  };
   nlohmann::ordered_json seeds = nlohmann::ordered_json::array();
   for (size_t k = 0; k < truth.seeds.size(); ++k) {
     const Truth& s = truth.seeds[k];
-    seeds.push_back({{"seed", kSeed + static_cast<int>(k)},
-                     {"broken", s.broken},
-                     {"break_step", s.broken ? nlohmann::json(s.step) : nlohmann::json()},
-                     {"final_loss", JsonNum(s.final_loss)},
-                     {"final_accuracy", JsonNum(classifier ? s.final_accuracy : NAN)}});
+    nlohmann::ordered_json one = {{"seed", kSeed + static_cast<int>(k)}};
+    one.update(verdict(s));
+    one["final_loss"] = JsonNum(s.final_loss);
+    one["final_accuracy"] = JsonNum(classifier ? s.final_accuracy : NAN);
+    seeds.push_back(std::move(one));
   }
-  return seeds;
+  nlohmann::ordered_json j = verdict(truth);
+  j["why"] = truth.why;
+  j["final_loss"] = JsonNum(truth.final_loss);
+  j["final_accuracy"] = JsonNum(classifier ? truth.final_accuracy : NAN);
+  j["seeds"] = std::move(seeds);
+  return j;
 }
 
 std::vector<std::string> Split(const std::string& s) {
@@ -744,15 +754,8 @@ int Main(int argc, char** argv) {
     for (size_t i = 0; i < cells.size(); ++i) {
       const Cell& c = cells[i];
       const bool classifier = std::isfinite(fp32_final[c.program].second);
-      const nlohmann::ordered_json r = {
-          {"program", c.program},
-          {"target", c.target},
-          {"broken", c.truth.broken},
-          {"break_step", c.truth.broken ? nlohmann::json(c.truth.step) : nlohmann::json()},
-          {"why", c.truth.why},
-          {"final_loss", JsonNum(c.truth.final_loss)},
-          {"final_accuracy", JsonNum(classifier ? c.truth.final_accuracy : NAN)},
-          {"seeds", SeedsJson(c.truth, classifier)}};
+      nlohmann::ordered_json r = {{"program", c.program}, {"target", c.target}};
+      r.update(TruthJson(c.truth, classifier));
       text += r.dump() + (i + 1 < cells.size() ? ",\n" : "\n");
     }
     text += "]}\n";
@@ -808,25 +811,21 @@ int Main(int argc, char** argv) {
     j["overall"] = groups(overall);
     for (const Cell& c : cells) {
       const bool classifier = std::isfinite(fp32_final[c.program].second);
-      j["runs"].push_back({{"program", c.program},
-                           {"target", c.target},
-                           {"half", GroupName(c.group)},
-                           {"predicted", c.pred.fires},
-                           {"predicted_step", c.pred.fires ? nlohmann::json(c.pred.step) : nlohmann::json()},
-                           {"rule", c.pred.rule},
-                           {"tensor", c.pred.tensor},
-                           {"message", c.pred.message},
-                           {"evidence", c.pred.evidence},
-                           {"first_step_by_rule", c.pred.first_by_rule},
-                           {"broken", c.truth.broken},
-                           {"break_step", c.truth.broken ? nlohmann::json(c.truth.step) : nlohmann::json()},
-                           {"why", c.truth.why},
-                           {"final_loss", JsonNum(c.truth.final_loss)},
-                           {"fp32_final_loss", JsonNum(fp32_final[c.program].first)},
-                           // Classification only (null for a regression).
-                           {"final_accuracy", JsonNum(classifier ? c.truth.final_accuracy : NAN)},
-                           {"fp32_final_accuracy", JsonNum(fp32_final[c.program].second)},
-                           {"seeds", SeedsJson(c.truth, classifier)}});
+      nlohmann::ordered_json run = {{"program", c.program},
+                                    {"target", c.target},
+                                    {"half", GroupName(c.group)},
+                                    {"predicted", c.pred.fires},
+                                    {"predicted_step", c.pred.fires ? nlohmann::json(c.pred.step) : nlohmann::json()},
+                                    {"rule", c.pred.rule},
+                                    {"tensor", c.pred.tensor},
+                                    {"message", c.pred.message},
+                                    {"evidence", c.pred.evidence},
+                                    {"first_step_by_rule", c.pred.first_by_rule}};
+      run.update(TruthJson(c.truth, classifier));
+      // fp32's finals beside the truth's (accuracy: null for a regression).
+      run["fp32_final_loss"] = JsonNum(fp32_final[c.program].first);
+      run["fp32_final_accuracy"] = JsonNum(fp32_final[c.program].second);
+      j["runs"].push_back(std::move(run));
     }
     // The fp32 runs' loss per step and probe losses (for a rule's reader).
     j["fp32_runs"] = fp32_runs;
