@@ -162,6 +162,30 @@ Status WriteOutput(const std::string& path, const std::string& bytes) {
   return WriteOutput(path, [&](OutputSink& o) { return o.Write(bytes.data(), bytes.size()); });
 }
 
+namespace {
+// The folder `path` would be written in: it must exist, be a folder, and
+// let this process create files in it.
+Status CheckFolder(const std::string& path, const std::string& what) {
+  std::string folder = std::filesystem::path(path).parent_path().string();
+  if (folder.empty()) folder = ".";
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0) {
+    const int err = errno;
+    return Status::Error(what + " " + path + ": its folder " + folder + " cannot be used (" + Reason(err) +
+                         "); create the folder or name a file in one that exists");
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return Status::Error(what + " " + path + ": " + folder + " is not a folder; name a file in a folder");
+  }
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    const int err = errno;
+    return Status::Error(what + " " + path + ": cannot create files in " + folder + " (" + Reason(err) +
+                         "); name a file in a folder you can write to");
+  }
+  return Status();
+}
+}  // namespace
+
 Status CheckOutput(const std::string& path, const std::vector<std::string>& inputs,
                    const std::vector<std::string>& protect, const std::string& what) {
   if (path.empty()) return Status::Error(what + " is empty: name a file to write");
@@ -180,8 +204,15 @@ Status CheckOutput(const std::string& path, const std::vector<std::string>& inpu
     }
   }
   struct stat out {};
-  if (::stat(path.c_str(), &out) != 0) return Status();  // a new file
-  if (S_ISDIR(out.st_mode)) return Status::Error(what + " " + path + " is a directory: name a file");
+  const bool exists = ::stat(path.c_str(), &out) == 0;
+  if (exists && S_ISDIR(out.st_mode)) return Status::Error(what + " " + path + " is a directory: name a file");
+  // A new file, or a regular one (replaced through a temporary file beside
+  // it), needs a folder that exists and takes new files: refused now, not
+  // after the command's work.
+  if (!exists || S_ISREG(out.st_mode)) {
+    Status folder = CheckFolder(path, what);
+    if (!folder.ok() || !exists) return folder;
+  }
   auto same = [&](const std::string& other) {
     struct stat st {};
     return ::stat(other.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino;

@@ -7,10 +7,11 @@
 // /dev/full, a pipe, a socket) is written directly, never replaced, and "-"
 // is standard output. Every failure names the path and the system's reason.
 //
-// Before writing, CheckOutput refuses an output that is one of the command's
-// inputs (the same file under any name, through links too) or one of the
-// files it must not replace (a run's database and its -wal/-shm journals), or
-// a directory.
+// Before the command's work, CheckOutput refuses an output that is one of
+// the command's inputs (the same file under any name, through links too) or
+// one of the files it must not replace (a run's database and its -wal/-shm
+// journals), a directory, or a file whose folder is missing or does not take
+// new files, so a long command never fails at its last step.
 //
 //   Status s = CheckOutput(out, {in}, "quantize");
 //   if (s.ok()) s = WriteOutput(out, [&](OutputSink& o) { return o.Write(bytes, n); });
@@ -49,10 +50,13 @@ Status WriteOutput(const std::string& path, const std::function<Status(OutputSin
 Status WriteOutput(const std::string& path, const std::string& bytes);
 
 // Refuses (Status::Error) an output path that is a directory, one of
-// `inputs` (same file by device and inode, whatever the spelling), or one of
+// `inputs` (same file by device and inode, whatever the spelling), one of
 // `protect` (files the command reads or owns, e.g. a run's database and its
-// journals; they need not exist). `what` names the flag or argument in the
-// message ("the output", "--report").
+// journals; they need not exist), or a new or regular file whose folder does
+// not exist, is not a folder, or does not let this process create files (the
+// temporary file WriteOutput renames over the name). Devices, pipes and "-"
+// pass. `what` names the flag or argument in the message ("the output",
+// "--report").
 Status CheckOutput(const std::string& path, const std::vector<std::string>& inputs,
                    const std::vector<std::string>& protect = {},
                    const std::string& what = "the output");

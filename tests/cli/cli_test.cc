@@ -35,6 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 uint32_t Bits(float f) {
@@ -414,13 +415,15 @@ TEST_F(CliTest, FailedRunLeavesAnExistingOutputUntouched) {
   EXPECT_THAT(names, ::testing::UnorderedElementsAre("out.npy", "bad.npy"));
 }
 
-TEST_F(CliTest, UnwritableOutputIsARunFailure) {
+TEST_F(CliTest, AnOutputInAMissingFolderIsRefusedBeforeTheWork) {
   WriteArray("in.npy", {1.0f});
   const RunResult r =
       Run("quantize --format e4m3fn " + Path("in.npy") + " " + Path("no/such/dir/out.npy"));
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, StartsWith("lpsim quantize: error: "));
-  EXPECT_THAT(r.err, HasSubstr("cannot write"));
+  EXPECT_THAT(r.err, HasSubstr("its folder " + Path("no/such/dir") + " cannot be used"));
+  // Refused before quantizing: nothing about the cast was printed.
+  EXPECT_THAT(r.out, Not(HasSubstr("e4m3fn")));
 }
 
 // ---- lpsim demo

@@ -240,8 +240,8 @@ TEST_F(SafetyCliTest, DashIsStandardOutput) {
 
 TEST_F(SafetyCliTest, ReportIntoAMissingDirectorySaysWhy) {
   const std::string run = WriteRun();
-  ExpectRefused("report " + run + " -o " + Path("no/such/dir/r.html"), 1, "report",
-                "No such file or directory");
+  ExpectRefused("report " + run + " -o " + Path("no/such/dir/r.html"), 2, "report",
+                "its folder " + Path("no/such/dir") + " cannot be used (No such file or directory)");
   ExpectRefused("report " + run + " -o " + Path("run"), 2, "report", "is a directory");
   EXPECT_THAT(Names(), ::testing::ElementsAre("run"));
 }

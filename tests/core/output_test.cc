@@ -97,6 +97,28 @@ TEST_F(OutputTest, AMissingDirectoryIsAFailureThatSaysWhy) {
   EXPECT_NE(s.message().find("does not exist"), std::string::npos) << s.message();
 }
 
+TEST_F(OutputTest, CheckOutputRefusesAFileWhoseFolderCannotTakeIt) {
+  // Refused before the command's work, not when WriteOutput fails at its end.
+  Status s = CheckOutput(Path("no/such/out.txt"), {}, {}, "--report");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(s.message(), "--report " + Path("no/such/out.txt") + ": its folder " + Path("no/such") +
+                             " cannot be used (No such file or directory); create the folder or name a "
+                             "file in one that exists");
+  ASSERT_TRUE(WriteOutput(Path("plain"), std::string("x")).ok());
+  s = CheckOutput(Path("plain/out.txt"), {});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
+  EXPECT_NE(s.message().find(Path("plain") + " is not a folder"), std::string::npos) << s.message();
+  s = CheckOutput(Path("plain/sub/out.txt"), {});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
+  EXPECT_NE(s.message().find("cannot be used (Not a directory)"), std::string::npos) << s.message();
+  // An existing regular file is replaced through a temporary file beside it,
+  // so its folder is checked too; a bare name is in the working folder.
+  EXPECT_TRUE(CheckOutput(Path("plain"), {}).ok());
+  EXPECT_TRUE(CheckOutput("relative_name.txt", {}).ok());
+  EXPECT_FALSE(fs::exists("relative_name.txt"));
+  EXPECT_EQ(Entries(), 1u);
+}
+
 TEST_F(OutputTest, ADirectoryIsRefused) {
   const Status s = WriteOutput(dir_.string(), std::string("x"));
   EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
