@@ -2,7 +2,10 @@
 // offline on a stored run and prints the findings, most severe first, newest
 // first within a severity. `lpsim check --list-rules [--json]` prints the
 // catalog: each rule, its severity, what it detects, its thresholds with
-// their defaults, and their source.
+// their defaults, and their source. With --target T the run is judged as T
+// stores each tensor, and the output starts with the break prediction on T
+// (report/stored_check.h FirstBreakSign; "prediction" in --json): the one
+// `lpsim validate` measures.
 //
 // Exit status: 0 when the run was checked, whether or not rules fired (a
 // finding is a result, not an error: read the output or --json); 2 for bad
@@ -51,6 +54,22 @@ nlohmann::ordered_json FindingJson(const Finding& f) {
   return {{"rule", f.rule},       {"severity", ToString(f.severity)}, {"step", f.step},
           {"tensor", f.tensor},   {"message", f.message},             {"evidence", ev}};
 }
+
+}  // namespace
+
+nlohmann::ordered_json PredictionJson(const Finding* sign) {
+  if (sign == nullptr) return {{"breaks", false}, {"step", nullptr}, {"rule", nullptr}, {"tensor", nullptr}};
+  return {{"breaks", true}, {"step", sign->step}, {"rule", sign->rule}, {"tensor", sign->tensor}};
+}
+
+std::string PredictionLine(const std::string& target, const Finding* sign) {
+  if (sign == nullptr) return "on " + target + " it trains as in fp32 (no low-precision warning or error)";
+  // The tensor name comes from the run's database: shown escaped.
+  return "on " + target + " the training breaks, first sign at step " + std::to_string(sign->step) + " (" +
+         Printable(sign->rule) + (sign->tensor.empty() ? "" : " on '" + Printable(sign->tensor) + "'") + ")";
+}
+
+namespace {
 
 int ListRules(bool json) {
   if (json) {
@@ -111,17 +130,25 @@ int RunCheck(const CheckArgs& a) {
   StatusOr<std::vector<Finding>> found = CheckStoredRun(**reader, config, target ? &*target : nullptr);
   if (!found.ok()) return PrintError("check", found.status());
   std::vector<Finding> findings = std::move(found).value();
+  // The prediction is the first sign in the order the rules raised them.
+  std::optional<Finding> sign;
+  if (const Finding* first = FirstBreakSign(findings)) sign = *first;
   SortForDisplay(&findings);
 
   if (a.json) {
     nlohmann::ordered_json j = {{"run", (*reader)->path()}, {"findings", nlohmann::ordered_json::array()}};
-    if (!target_name.empty()) j["target"] = target_name;
+    if (!target_name.empty()) {
+      j["target"] = target_name;
+      j["prediction"] = PredictionJson(sign ? &*sign : nullptr);
+    }
     for (const Finding& f : findings) j["findings"].push_back(FindingJson(f));
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
   if (!target_name.empty()) {
-    std::cout << "On target " << target_name << " (each role in the target's format and recipe; "
+    std::cout << "Prediction: " << PredictionLine(target_name, sign ? &*sign : nullptr) << ".\n(The first low-precision warning or error; `lpsim validate` "
+                 "measures this prediction's precision, recall and lead per target.)\n\n"
+              << "On target " << target_name << " (each role in the target's format and recipe; "
                  "counts estimated from the histograms, worst case):\n";
   }
   if (findings.empty()) {

@@ -102,6 +102,13 @@ void FakeQuantize(const Format& format, const float* in, size_t n, const Quantiz
 // (null when infinite: JSON has no Inf).
 nlohmann::ordered_json CountsJson(const Format& format, const CastCounts& c);
 
+// The break prediction on a target (report/stored_check.h FirstBreakSign:
+// null when none), as `lpsim check --target` and `lpsim recommend
+// --targets` print it: {"breaks", "step", "rule", "tensor"} (null step, rule
+// and tensor when it trains as in fp32), and one line of text.
+nlohmann::ordered_json PredictionJson(const Finding* sign);
+std::string PredictionLine(const std::string& target, const Finding* sign);
+
 }  // namespace lpsim::cli
 
 #endif  // LPSIM_CLI_COMMANDS_H_

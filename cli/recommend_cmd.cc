@@ -13,8 +13,11 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "checks/check_config.h"
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "core/printable.h"
@@ -22,6 +25,7 @@
 #include "simd/role_quantizer.h"
 #include "simd/scaling.h"
 #include "report/recommend.h"
+#include "report/stored_check.h"
 #include "store/run_db.h"
 
 namespace lpsim::cli {
@@ -168,19 +172,33 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
           ++broken[i];
           std::string what;
           for (const std::string& w : v.breaks) what += (what.empty() ? "" : "+") + w;
-          cell += " BREAKS(" + what + ")";
+          cell += " OVER(" + what + ")";
         }
         row.push_back(cell);
         jt["underflow"] = {{"lower", v.e.underflow.lower}, {"upper", v.e.underflow.upper}};
         jt["overflow"] = {{"lower", v.e.overflow.lower}, {"upper", v.e.overflow.upper}};
         jt["numel"] = n;
         jt["snr_db"] = std::isfinite(snr) ? nlohmann::ordered_json(snr) : nlohmann::ordered_json(nullptr);
-        jt["breaks"] = v.breaks;
+        jt["over_budget"] = v.breaks;
       }
       jr["targets"][targets[i].name] = jt;
     }
     tab.AddRow(row);
     rows.push_back(jr);
+  }
+  // The verdict per target is the break prediction (the low-precision rules
+  // on the whole run judged on the target, as `lpsim check --target`), not
+  // the budgets: a tensor over a budget at its last step is a number to read,
+  // not a training that breaks (NVFP4 keeps about 20 dB on every tensor and
+  // trains most programs of the validation corpus as fp32 does).
+  CheckConfig lp_only = CheckConfig::Defaults();
+  for (auto& [name, rule] : lp_only.rules) rule.enabled = rule.enabled && name.rfind("lp_", 0) == 0;
+  std::vector<std::optional<Finding>> signs;
+  for (const Target& t : targets) {
+    StatusOr<std::vector<Finding>> found = CheckStoredRun(reader, lp_only, &t);
+    if (!found.ok()) return PrintError("recommend", found.status());
+    const Finding* first = FirstBreakSign(*found);
+    signs.push_back(first ? std::optional<Finding>(*first) : std::nullopt);
   }
   if (json) {
     nlohmann::ordered_json j = {
@@ -189,22 +207,26 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
         {"targets", nlohmann::ordered_json::array()},
         {"rows", rows}};
     for (size_t i = 0; i < targets.size(); ++i) {
-      j["targets"].push_back({{"name", targets[i].name}, {"layers_breaking", broken[i]},
+      j["targets"].push_back({{"name", targets[i].name},
+                              {"prediction", PredictionJson(signs[i] ? &*signs[i] : nullptr)},
+                              {"layers_over_budget", broken[i]},
                               {"layers_not_estimated", unknown[i]}});
     }
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
   std::cout << "Per layer, each tensor's last tracked step as each target stores it (estimated "
-               "from the histograms;\nbreaks = worst-case underflow > "
+               "from the histograms;\nOVER = over a budget: worst-case underflow > "
             << 100 * b.max_underflow << "%, overflow > " << 100 * b.max_overflow
             << "% or SNR < " << b.min_snr_db << " dB; ? = integer or block fp storage, "
                "estimate with lpsim analyze --target):\n\n"
-            << tab.Render() << "\n";
+            << tab.Render() << "\n"
+            << "Prediction per target (the low-precision rules on the whole run judged on it, as lpsim check "
+               "--target; lpsim validate measures it):\n";
   for (size_t i = 0; i < targets.size(); ++i) {
-    std::cout << targets[i].name << ": " << broken[i] << " of " << tensors.size()
-              << " tensors break" << (unknown[i] ? ", " + std::to_string(unknown[i]) + " not estimated" : "")
-              << "\n";
+    std::cout << "  " << PredictionLine(targets[i].name, signs[i] ? &*signs[i] : nullptr) << "; " << broken[i]
+              << " of " << tensors.size() << " tensors over the budgets"
+              << (unknown[i] ? ", " + std::to_string(unknown[i]) + " not estimated" : "") << "\n";
   }
   return kExitOk;
 }

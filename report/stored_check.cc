@@ -61,4 +61,15 @@ StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const Che
                       config, target);
 }
 
+bool IsBreakSign(const Finding& f) {
+  return f.severity != Severity::kInfo && f.rule.rfind("lp_", 0) == 0 && f.rule != "lp_delayed_warmup";
+}
+
+const Finding* FirstBreakSign(const std::vector<Finding>& findings) {
+  for (const Finding& f : findings) {
+    if (IsBreakSign(f)) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace lpsim

@@ -9,6 +9,7 @@
 //   StatusOr<std::vector<Finding>> f = CheckStoredRun(*reader, CheckConfig::Defaults(), &target);
 //   // or over records already read (several targets, one read):
 //   StatusOr<std::vector<Finding>> g = CheckRecords(scalars, source, config, &target);
+//   const Finding* sign = FirstBreakSign(*f);  // the prediction: breaks from sign->step
 #ifndef LPSIM_REPORT_STORED_CHECK_H_
 #define LPSIM_REPORT_STORED_CHECK_H_
 
@@ -41,6 +42,18 @@ StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const Che
 // Whether a scalar is read when the run is judged on `target` (null: every
 // scalar): not the probe or rollout loss of another target.
 bool ScalarJudgedOn(const ScalarRecord& s, const Target* target);
+
+// The break prediction on a hardware target, the one `lpsim validate`
+// measures (README: precision, recall and lead per target): the training
+// breaks there when a low-precision rule (lp_*) raises a warning or an
+// error on the run judged on the target, from the first such finding's
+// step. lp_delayed_warmup is not a sign: it speaks of the recipe's first
+// steps (casts saturate while the amax history fills).
+bool IsBreakSign(const Finding& f);
+// The first break sign of `findings` in the order the rules raised them
+// (CheckRecords' order; null: none, the training is predicted to train as
+// in fp32).
+const Finding* FirstBreakSign(const std::vector<Finding>& findings);
 
 }  // namespace lpsim
 

@@ -388,12 +388,11 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
       config, &target);
   if (!found.ok()) throw std::runtime_error("judging on " + target.name + ": " + found.status().message());
   Prediction pr;
+  if (const Finding* f = lpsim::FirstBreakSign(*found)) {
+    pr = {true, f->step, f->rule, f->tensor, f->message, f->evidence, {}};
+  }
   for (const Finding& f : *found) {
-    // lp_delayed_warmup speaks of the recipe's first steps (casts saturate
-    // while the amax history fills), not of a training that breaks.
-    if (f.severity == lpsim::Severity::kInfo || f.rule == "lp_delayed_warmup") continue;
-    if (!pr.fires) pr = {true, f.step, f.rule, f.tensor, f.message, f.evidence, {}};
-    pr.first_by_rule.emplace(f.rule, f.step);
+    if (lpsim::IsBreakSign(f)) pr.first_by_rule.emplace(f.rule, f.step);
   }
   return pr;
 }

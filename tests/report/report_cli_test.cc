@@ -49,12 +49,14 @@ class ReportCliTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::string WriteRun() {
+  // One activation gradient 'fc1' over three steps, spanning 2^-23..5
+  // times 2^shift.
+  std::string WriteRun(int shift = 0) {
     const std::string run = dir_ + "/run";
     auto w = RunWriter::Open(run, "cli", "{}").value();
     for (int s = 0; s < 3; ++s) {
       std::vector<float> x(512);
-      for (size_t i = 0; i < x.size(); ++i) x[i] = std::ldexp(1.0f + i % 5, -int(i % 24));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = std::ldexp(1.0f + i % 5, shift - int(i % 24));
       const Format e4 = ParseFormat("e4m3fn").value();
       AnalyzeResult a = simd::Analyze(x.data(), x.size(), {{e4, 1.0f}});
       TensorRecord r;
@@ -104,18 +106,66 @@ TEST_F(ReportCliTest, RecommendComparesTargetsPerLayer) {
   EXPECT_EQ(t["h100-fp8-delayed"]["underflow"]["upper"], 0);
   EXPECT_EQ(t["h100-fp8-delayed"]["overflow"]["upper"], 0);
   EXPECT_EQ(t["b200-nvfp4"]["scaling"], "nvfp4");
-  const auto& breaks = t["b200-nvfp4"]["breaks"];
-  EXPECT_NE(std::find(breaks.begin(), breaks.end(), "underflow"), breaks.end()) << breaks;
-  EXPECT_EQ(j["targets"][1]["layers_breaking"], 1);
+  const auto& over = t["b200-nvfp4"]["over_budget"];
+  EXPECT_NE(std::find(over.begin(), over.end(), "underflow"), over.end()) << over;
+  EXPECT_EQ(j["targets"][1]["layers_over_budget"], 1);
+  // Over a budget is not a training that breaks: the low-precision rules
+  // (lp_underflow needs the flush to cost half the gradient's energy) find
+  // no sign on either target.
+  EXPECT_EQ(j["targets"][1]["prediction"]["breaks"], false);
+  EXPECT_TRUE(j["targets"][1]["prediction"]["step"].is_null());
 
   r = Lpsim("recommend " + run + " --targets h100-fp8-delayed,b200-nvfp4,int8-npu");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("BREAKS(underflow"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("b200-nvfp4: 1 of 1 tensors break"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("OVER(underflow"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("on b200-nvfp4 it trains as in fp32 (no low-precision warning or error); 1 of 1 "
+                       "tensors over the budgets"),
+            std::string::npos)
+      << r.out;
 
   r = Lpsim("recommend " + run + " --targets h100-fp8-delayed,nope");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--targets: unknown target 'nope'"), std::string::npos) << r.out;
+}
+
+// The verdict per target is the break prediction: a gradient 2^-40 small
+// flushes whole on an fp16 NPU that flushes subnormals and has no loss
+// scaling (lp_underflow from the first step), while H100's e5m2 with
+// delayed scaling scales it into range. `lpsim check --target` says the same.
+TEST_F(ReportCliTest, RecommendAndCheckPredictPerTarget) {
+  const std::string run = WriteRun(-40);
+  Result r = Lpsim("recommend " + run + " --targets fp16-npu-ftz,h100-fp8-delayed --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& ftz = j["targets"][0]["prediction"];
+  EXPECT_EQ(j["targets"][0]["name"], "fp16-npu-ftz");
+  EXPECT_EQ(ftz["breaks"], true);
+  EXPECT_EQ(ftz["step"], 0);
+  EXPECT_EQ(ftz["rule"], "lp_underflow");
+  EXPECT_EQ(ftz["tensor"], "fc1");
+  EXPECT_EQ(j["targets"][1]["prediction"]["breaks"], false);
+  r = Lpsim("recommend " + run + " --targets fp16-npu-ftz,h100-fp8-delayed");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("  on fp16-npu-ftz the training breaks, first sign at step 0 (lp_underflow on 'fc1'); 1 "
+                       "of 1 tensors over the budgets\n  on h100-fp8-delayed it trains as in fp32"),
+            std::string::npos)
+      << r.out;
+  for (const std::string target : {"fp16-npu-ftz", "h100-fp8-delayed"}) {
+    SCOPED_TRACE(target);
+    r = Lpsim("check " + run + " --target " + target + " --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["prediction"], target == "fp16-npu-ftz" ? ftz : j["targets"][1]["prediction"]);
+  }
+  r = Lpsim("check " + run + " --target fp16-npu-ftz");
+  EXPECT_EQ(r.out.rfind("Prediction: on fp16-npu-ftz the training breaks, first sign at step 0 (lp_underflow on "
+                        "'fc1').\n",
+                        0),
+            0u)
+      << r.out;
+  // Without a target there is no prediction (the run's own formats are not
+  // a hardware's).
+  r = Lpsim("check " + run + " --json");
+  EXPECT_FALSE(nlohmann::json::parse(r.out).contains("prediction")) << r.out;
 }
 
 // A target's ranges go on the histograms of the roles it stores in floats.
