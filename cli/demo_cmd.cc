@@ -7,6 +7,7 @@
 //   lpsim demo --matmul-unit h100               # products on the H100 model
 //   lpsim demo --live --steps 100000            # a dashboard while it trains
 //   lpsim demo --probe b200-nvfp4,tenstorrent-bfp4  # the forward pass on each, every 8 steps
+//   lpsim demo --target fp16-npu-ftz --probe fp16-npu-ftz  # and the break prediction there
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -15,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,7 +24,9 @@
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "core/printable.h"
+#include "core/target.h"
 #include "report/html.h"
+#include "report/stored_check.h"
 #include "store/run_db.h"
 #include "tracker/demo.h"
 
@@ -95,6 +99,26 @@ int RunDemoCommand(const DemoArgs& args) {
     }
   }
 
+  // The break prediction on --target (without --simulate the run is fp32's,
+  // judged on the target as `lpsim check RUN --target T` judges it).
+  std::optional<std::optional<Finding>> sign;
+  bool probed = false;
+  std::string target_name;
+  if (!a.options.target.empty() && !a.options.simulate) {
+    StatusOr<Target> t = FindTarget(a.options.target);
+    if (!t.ok()) return PrintError("demo", t.status());
+    target_name = t->name;
+    StatusOr<std::vector<Target>> probes = LoadTargets(a.options.probe_targets);
+    if (!probes.ok()) return PrintError("demo", probes.status());
+    for (const Target& p : *probes) probed = probed || p.name == t->name;
+    StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(d.run_path);
+    if (!reader.ok()) return PrintError("demo", reader.status());
+    StatusOr<std::optional<Finding>> s = PredictBreak(**reader, *t);
+    if (!s.ok()) return PrintError("demo", s.status());
+    sign = std::move(s).value();
+  }
+  auto first_sign = [&]() -> const Finding* { return sign && *sign ? &**sign : nullptr; };
+
   if (a.json) {
     nlohmann::ordered_json j = {{"model", a.options.model},
                                 {"steps", a.options.steps},
@@ -118,6 +142,12 @@ int RunDemoCommand(const DemoArgs& args) {
                           {"tensor", f.tensor}, {"message", f.message}});
     }
     j["findings"] = findings;
+    if (sign) {
+      j["prediction"] = PredictionJson(first_sign());
+      j["prediction"]["probed"] = probed;
+    } else {
+      j["prediction"] = nullptr;
+    }
     nlohmann::ordered_json layers = nlohmann::ordered_json::array();
     for (const TensorRecord& rec : d.last_records) {
       nlohmann::ordered_json l = {{"tensor", rec.name}, {"role", ToString(rec.role)},
@@ -177,6 +207,14 @@ int RunDemoCommand(const DemoArgs& args) {
       std::cout << fmt::format("  [{}] step {} {}{}: {}\n", ToString(f.severity), f.step, f.rule,
                                f.tensor.empty() ? "" : " " + f.tensor, f.message);
     }
+  }
+  if (sign) {
+    std::cout << "Prediction: " << PredictionLine(target_name, first_sign()) << "."
+              << (probed ? ""
+                         : " Judged without probes of " + target_name + ": add --probe " + target_name +
+                               " for its forward probes and rollouts, which make most of the predictions "
+                               "`lpsim validate` counts.")
+              << "\n";
   }
   std::cout << "Run written to " << Printable(d.run_path) << "\n";
   if (!report_path.empty()) std::cout << "Report written to " << Printable(report_path) << "\n";

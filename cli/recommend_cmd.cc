@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "checks/check_config.h"
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "core/printable.h"
@@ -191,14 +190,11 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
   // the budgets: a tensor over a budget at its last step is a number to read,
   // not a training that breaks (NVFP4 keeps about 20 dB on every tensor and
   // trains most programs of the validation corpus as fp32 does).
-  CheckConfig lp_only = CheckConfig::Defaults();
-  for (auto& [name, rule] : lp_only.rules) rule.enabled = rule.enabled && name.rfind("lp_", 0) == 0;
   std::vector<std::optional<Finding>> signs;
   for (const Target& t : targets) {
-    StatusOr<std::vector<Finding>> found = CheckStoredRun(reader, lp_only, &t);
-    if (!found.ok()) return PrintError("recommend", found.status());
-    const Finding* first = FirstBreakSign(*found);
-    signs.push_back(first ? std::optional<Finding>(*first) : std::nullopt);
+    StatusOr<std::optional<Finding>> sign = PredictBreak(reader, t);
+    if (!sign.ok()) return PrintError("recommend", sign.status());
+    signs.push_back(std::move(sign).value());
   }
   if (json) {
     nlohmann::ordered_json j = {

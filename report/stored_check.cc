@@ -72,4 +72,13 @@ const Finding* FirstBreakSign(const std::vector<Finding>& findings) {
   return nullptr;
 }
 
+StatusOr<std::optional<Finding>> PredictBreak(const RunReader& reader, const Target& target) {
+  CheckConfig lp_only = CheckConfig::Defaults();
+  for (auto& [name, rule] : lp_only.rules) rule.enabled = rule.enabled && name.rfind("lp_", 0) == 0;
+  StatusOr<std::vector<Finding>> found = CheckStoredRun(reader, lp_only, &target);
+  if (!found.ok()) return found.status();
+  const Finding* first = FirstBreakSign(*found);
+  return first ? std::optional<Finding>(*first) : std::nullopt;
+}
+
 }  // namespace lpsim

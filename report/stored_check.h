@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "checks/check_config.h"
@@ -54,6 +55,11 @@ bool IsBreakSign(const Finding& f);
 // (CheckRecords' order; null: none, the training is predicted to train as
 // in fp32).
 const Finding* FirstBreakSign(const std::vector<Finding>& findings);
+
+// The break prediction on `target` for the run `reader` opened: the first
+// break sign of the default rules judged on the target (the lp_* rules
+// alone: the others cannot change it); nullopt when it trains as in fp32.
+StatusOr<std::optional<Finding>> PredictBreak(const RunReader& reader, const Target& target);
 
 }  // namespace lpsim
 

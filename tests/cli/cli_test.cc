@@ -438,6 +438,26 @@ TEST_F(CliTest, DemoTrainsWithTrackingAndWritesTheRun) {
   }
   EXPECT_THAT(r.out, HasSubstr("Run written to " + run + "/run.db"));
   EXPECT_TRUE(fs::exists(run + "/run.db"));
+  EXPECT_THAT(r.out, Not(HasSubstr("Prediction:")));  // no --target, no prediction
+}
+
+// With --target (no --simulate) the demo ends with the break prediction on
+// it, the one `lpsim check RUN --target T` makes on the run it wrote.
+TEST_F(CliTest, DemoPredictsOnItsTarget) {
+  const std::string run = Path("demo_probed");
+  RunResult r = Run("demo --steps 40 --quiet --target fp16-npu-ftz --probe fp16-npu-ftz --json --run-dir " + run);
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json demo = ParseJson(r.out)["prediction"];
+  ASSERT_TRUE(demo.is_object()) << r.out;
+  EXPECT_EQ(demo["probed"], true);
+  demo.erase("probed");
+  r = Run("check " + run + " --target fp16-npu-ftz --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(demo, ParseJson(r.out)["prediction"]);
+  r = Run("demo --steps 20 --quiet --target b200-nvfp4 --run-dir " + Path("demo_unprobed"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Prediction: on b200-nvfp4 "));
+  EXPECT_THAT(r.out, HasSubstr("Judged without probes of b200-nvfp4: add --probe b200-nvfp4"));
 }
 
 TEST_F(CliTest, DemoJsonCnnSimulateAndRecipe) {
@@ -455,6 +475,7 @@ TEST_F(CliTest, DemoJsonCnnSimulateAndRecipe) {
     EXPECT_TRUE(l["formats"].contains("e2m1fn"));
   }
   EXPECT_TRUE(std::isfinite(j["final_loss"].get<double>()));
+  EXPECT_TRUE(j["prediction"].is_null());  // simulate mode is the target, not a prediction of it
 }
 
 TEST_F(CliTest, DemoOnAMatrixUnit) {
