@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <boost/math/distributions/binomial.hpp>
+
 #include "checks/rules/rule_support.h"
 
 namespace lpsim::validation {
@@ -102,6 +104,13 @@ Truth Combine(std::vector<Truth> runs) {
   }
   t.seeds = std::move(runs);
   return t;
+}
+
+Interval ProportionInterval(int k, int n) {
+  if (n <= 0 || k < 0 || k > n) return {NAN, NAN};
+  using Binomial = boost::math::binomial_distribution<double>;
+  constexpr double kTail = 0.025;
+  return {Binomial::find_lower_bound_on_p(n, k, kTail), Binomial::find_upper_bound_on_p(n, k, kTail)};
 }
 
 }  // namespace lpsim::validation

@@ -78,6 +78,16 @@ double Bound(double reference, double first, double final);
 // own truth.
 Truth Combine(std::vector<Truth> runs);
 
+// A 95% confidence interval of a proportion of `k` in `n` (precision: hits
+// of the predictions; recall: hits of the breaks), Clopper-Pearson's exact
+// interval (Boost.Math): each end leaves 2.5% of the binomial's probability
+// outside. {NaN, NaN} when n is 0. The corpus is a sample of programs: a
+// target's 0.90 on 60 breaks is any recall from about 0.80 to 0.96.
+struct Interval {
+  double lo, hi;
+};
+Interval ProportionInterval(int k, int n);
+
 }  // namespace lpsim::validation
 
 #endif  // LPSIM_EXAMPLES_VALIDATION_TRUTH_H_

@@ -453,6 +453,8 @@ struct Tally {
   }
   double Precision() const { return tp + fp ? double(tp) / (tp + fp) : NAN; }
   double Recall() const { return tp + fn ? double(tp) / (tp + fn) : NAN; }
+  Interval PrecisionInterval() const { return ProportionInterval(tp, tp + fp); }
+  Interval RecallInterval() const { return ProportionInterval(tp, tp + fn); }
   double MedianLead() const {
     if (leads.empty()) return NAN;
     std::vector<double> l = leads;
@@ -470,6 +472,12 @@ std::string Num(double v, const char* fmt = "%.2f") {
 }
 
 nlohmann::json JsonNum(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+// A proportion with its 95% interval: "0.90 (0.79..0.96)", "-" for none.
+std::string WithInterval(double v, Interval i) {
+  if (!std::isfinite(v)) return "-";
+  return Num(v) + " (" + Num(i.lo) + ".." + Num(i.hi) + ")";
+}
 
 // A cell's truth as --json and --save-truths write it (and LoadTruths
 // reads it back): the combined verdict, then each simulated run's own
@@ -785,7 +793,10 @@ int Main(int argc, char** argv) {
     }
     auto tj = [](const Tally& t) {
       return nlohmann::ordered_json{{"tp", t.tp}, {"fp", t.fp}, {"fn", t.fn}, {"tn", t.tn},
-                                    {"precision", JsonNum(t.Precision())}, {"recall", JsonNum(t.Recall())},
+                                    {"precision", JsonNum(t.Precision())},
+                                    {"precision_ci95", {JsonNum(t.PrecisionInterval().lo), JsonNum(t.PrecisionInterval().hi)}},
+                                    {"recall", JsonNum(t.Recall())},
+                                    {"recall_ci95", {JsonNum(t.RecallInterval().lo), JsonNum(t.RecallInterval().hi)}},
                                     {"median_lead_steps", JsonNum(t.MedianLead())}};
     };
     auto groups = [&](const Tallies& t) {
@@ -829,13 +840,15 @@ int Main(int argc, char** argv) {
               programs.size(), targets.size(), seconds, truths.empty() ? g_sim_seeds : truths_sim_seeds,
               truths.empty() ? g_fp32_seeds : truths_seeds, 100 * kLossTolerance, 100 * kAccuracyTolerance);
   if (!rules_file.empty()) std::printf("Predicted with the rules of %s.\n\n", rules_file.c_str());
-  std::string header = "| target | TP | FP | FN | TN | precision | recall | median lead (steps) |";
+  std::printf("Precision and recall with their 95%% intervals (Clopper-Pearson): the programs are a sample.\n\n");
+  std::string header = "| target | TP | FP | FN | TN | precision (95%) | recall (95%) | median lead (steps) |";
   std::string rule = "|---|---|---|---|---|---|---|---|";
   for (const char* g : kGroupNames) header += std::string(" precision / recall ") + g + " |", rule += "---|";
   std::printf("%s\n%s\n", header.c_str(), rule.c_str());
   auto row = [](const std::string& name, const Tallies& t) {
     std::printf("| %s | %d | %d | %d | %d | %s | %s | %s |", name.c_str(), t[0].tp, t[0].fp, t[0].fn, t[0].tn,
-                Num(t[0].Precision()).c_str(), Num(t[0].Recall()).c_str(), Num(t[0].MedianLead(), "%g").c_str());
+                WithInterval(t[0].Precision(), t[0].PrecisionInterval()).c_str(),
+                WithInterval(t[0].Recall(), t[0].RecallInterval()).c_str(), Num(t[0].MedianLead(), "%g").c_str());
     for (size_t g = 1; g <= kGroups; ++g) {
       std::printf(" %s / %s |", Num(t[g].Precision()).c_str(), Num(t[g].Recall()).c_str());
     }

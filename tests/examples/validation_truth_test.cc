@@ -132,5 +132,35 @@ TEST(ValidationTruth, CombineTakesTheMajority) {
   EXPECT_TRUE(single.seeds.empty());
 }
 
+TEST(ValidationTruth, ProportionIntervalIsClopperPearsons) {
+  // At the edges the exact interval has a closed form: 0 of n leaves 2.5%
+  // for k = 0 below the upper end, (1 - hi)^n = 0.025; n of n mirrors it.
+  for (int n : {1, 10, 60}) {
+    SCOPED_TRACE(n);
+    const Interval none = ProportionInterval(0, n), all = ProportionInterval(n, n);
+    EXPECT_EQ(none.lo, 0);
+    EXPECT_NEAR(none.hi, 1 - std::pow(0.025, 1.0 / n), 1e-12);
+    EXPECT_NEAR(all.lo, std::pow(0.025, 1.0 / n), 1e-12);
+    EXPECT_EQ(all.hi, 1);
+  }
+  // 5 of 10: the textbook [0.1871, 0.8129], symmetric about 1/2.
+  const Interval half = ProportionInterval(5, 10);
+  EXPECT_NEAR(half.lo, 0.187086, 1e-6);
+  EXPECT_NEAR(half.hi, 0.812914, 1e-6);
+  // k of n mirrors n - k of n, and holds k / n inside.
+  for (int k = 0; k <= 60; ++k) {
+    const Interval a = ProportionInterval(k, 60), b = ProportionInterval(60 - k, 60);
+    EXPECT_NEAR(a.lo, 1 - b.hi, 1e-9) << k;
+    EXPECT_LE(a.lo, k / 60.0) << k;
+    EXPECT_GE(a.hi, k / 60.0) << k;
+  }
+  // 54 of 60 (0.90): the interval is wide enough that 0.80 and 0.96 are in it.
+  const Interval ninety = ProportionInterval(54, 60);
+  EXPECT_LT(ninety.lo, 0.80);
+  EXPECT_GT(ninety.hi, 0.96);
+  EXPECT_TRUE(std::isnan(ProportionInterval(0, 0).lo));
+  EXPECT_TRUE(std::isnan(ProportionInterval(3, 2).hi));
+}
+
 }  // namespace
 }  // namespace lpsim::validation
