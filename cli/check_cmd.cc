@@ -57,16 +57,28 @@ nlohmann::ordered_json FindingJson(const Finding& f) {
 
 }  // namespace
 
-nlohmann::ordered_json PredictionJson(const Finding* sign) {
-  if (sign == nullptr) return {{"breaks", false}, {"step", nullptr}, {"rule", nullptr}, {"tensor", nullptr}};
-  return {{"breaks", true}, {"step", sign->step}, {"rule", sign->rule}, {"tensor", sign->tensor}};
+nlohmann::ordered_json PredictionJson(const BreakPrediction& p) {
+  const Finding* f = p.sign ? &*p.sign : nullptr;
+  nlohmann::ordered_json null;
+  return {{"breaks", f != nullptr},
+          {"step", f ? nlohmann::ordered_json(f->step) : null},
+          {"rule", f ? nlohmann::ordered_json(f->rule) : null},
+          {"tensor", f ? nlohmann::ordered_json(f->tensor) : null},
+          {"probed", p.probed}};
 }
 
-std::string PredictionLine(const std::string& target, const Finding* sign) {
-  if (sign == nullptr) return "on " + target + " it trains as in fp32 (no low-precision warning or error)";
-  // The tensor name comes from the run's database: shown escaped.
-  return "on " + target + " the training breaks, first sign at step " + std::to_string(sign->step) + " (" +
-         Printable(sign->rule) + (sign->tensor.empty() ? "" : " on '" + Printable(sign->tensor) + "'") + ")";
+std::string PredictionLine(const std::string& target, const BreakPrediction& p) {
+  // Rule and tensor names come from the run's database: shown escaped.
+  std::string line =
+      !p.sign ? "on " + target + " it trains as in fp32 (no low-precision warning or error)"
+              : "on " + target + " the training breaks, first sign at step " + std::to_string(p.sign->step) + " (" +
+                    Printable(p.sign->rule) + (p.sign->tensor.empty() ? "" : " on '" + Printable(p.sign->tensor) + "'") +
+                    ")";
+  if (!p.probed) {
+    line += "; judged without probes of " + target + " (TrackerOptions::probe, lpsim demo --probe " + target +
+            "), whose forward probes and rollouts make most of the predictions lpsim validate counts";
+  }
+  return line;
 }
 
 namespace {
@@ -131,22 +143,27 @@ int RunCheck(const CheckArgs& a) {
   if (!found.ok()) return PrintError("check", found.status());
   std::vector<Finding> findings = std::move(found).value();
   // The prediction is the first sign in the order the rules raised them.
-  std::optional<Finding> sign;
-  if (const Finding* first = FirstBreakSign(findings)) sign = *first;
+  BreakPrediction prediction;
+  if (target) {
+    if (const Finding* first = FirstBreakSign(findings)) prediction.sign = *first;
+    StatusOr<bool> probed = ProbedOn(**reader, target_name);
+    if (!probed.ok()) return PrintError("check", probed.status());
+    prediction.probed = *probed;
+  }
   SortForDisplay(&findings);
 
   if (a.json) {
     nlohmann::ordered_json j = {{"run", (*reader)->path()}, {"findings", nlohmann::ordered_json::array()}};
     if (!target_name.empty()) {
       j["target"] = target_name;
-      j["prediction"] = PredictionJson(sign ? &*sign : nullptr);
+      j["prediction"] = PredictionJson(prediction);
     }
     for (const Finding& f : findings) j["findings"].push_back(FindingJson(f));
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
   if (!target_name.empty()) {
-    std::cout << "Prediction: " << PredictionLine(target_name, sign ? &*sign : nullptr) << ".\n(The first low-precision warning or error; `lpsim validate` "
+    std::cout << "Prediction: " << PredictionLine(target_name, prediction) << ".\n(The first low-precision warning or error; `lpsim validate` "
                  "measures this prediction's precision, recall and lead per target.)\n\n"
               << "On target " << target_name << " (each role in the target's format and recipe; "
                  "counts estimated from the histograms, worst case):\n";

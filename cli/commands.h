@@ -24,6 +24,10 @@
 #include "formats/format.h"
 #include "formats/reference.h"
 
+namespace lpsim {
+struct BreakPrediction;  // report/stored_check.h
+}  // namespace lpsim
+
 namespace CLI {
 class App;
 }  // namespace CLI
@@ -102,12 +106,13 @@ void FakeQuantize(const Format& format, const float* in, size_t n, const Quantiz
 // (null when infinite: JSON has no Inf).
 nlohmann::ordered_json CountsJson(const Format& format, const CastCounts& c);
 
-// The break prediction on a target (report/stored_check.h FirstBreakSign:
-// null when none), as `lpsim check --target` and `lpsim recommend
-// --targets` print it: {"breaks", "step", "rule", "tensor"} (null step, rule
-// and tensor when it trains as in fp32), and one line of text.
-nlohmann::ordered_json PredictionJson(const Finding* sign);
-std::string PredictionLine(const std::string& target, const Finding* sign);
+// The break prediction on a target (report/stored_check.h), as `lpsim
+// check --target`, `lpsim recommend --targets` and `lpsim demo --target`
+// print it: {"breaks", "step", "rule", "tensor", "probed"} (null step, rule
+// and tensor when it trains as in fp32), and one line of text that says
+// when the run has no probes of the target.
+nlohmann::ordered_json PredictionJson(const BreakPrediction& p);
+std::string PredictionLine(const std::string& target, const BreakPrediction& p);
 
 }  // namespace lpsim::cli
 

@@ -101,23 +101,18 @@ int RunDemoCommand(const DemoArgs& args) {
 
   // The break prediction on --target (without --simulate the run is fp32's,
   // judged on the target as `lpsim check RUN --target T` judges it).
-  std::optional<std::optional<Finding>> sign;
-  bool probed = false;
+  std::optional<BreakPrediction> prediction;
   std::string target_name;
   if (!a.options.target.empty() && !a.options.simulate) {
     StatusOr<Target> t = FindTarget(a.options.target);
     if (!t.ok()) return PrintError("demo", t.status());
     target_name = t->name;
-    StatusOr<std::vector<Target>> probes = LoadTargets(a.options.probe_targets);
-    if (!probes.ok()) return PrintError("demo", probes.status());
-    for (const Target& p : *probes) probed = probed || p.name == t->name;
     StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(d.run_path);
     if (!reader.ok()) return PrintError("demo", reader.status());
-    StatusOr<std::optional<Finding>> s = PredictBreak(**reader, *t);
-    if (!s.ok()) return PrintError("demo", s.status());
-    sign = std::move(s).value();
+    StatusOr<BreakPrediction> p = PredictBreak(**reader, *t);
+    if (!p.ok()) return PrintError("demo", p.status());
+    prediction = std::move(p).value();
   }
-  auto first_sign = [&]() -> const Finding* { return sign && *sign ? &**sign : nullptr; };
 
   if (a.json) {
     nlohmann::ordered_json j = {{"model", a.options.model},
@@ -142,12 +137,7 @@ int RunDemoCommand(const DemoArgs& args) {
                           {"tensor", f.tensor}, {"message", f.message}});
     }
     j["findings"] = findings;
-    if (sign) {
-      j["prediction"] = PredictionJson(first_sign());
-      j["prediction"]["probed"] = probed;
-    } else {
-      j["prediction"] = nullptr;
-    }
+    j["prediction"] = prediction ? PredictionJson(*prediction) : nlohmann::ordered_json();
     nlohmann::ordered_json layers = nlohmann::ordered_json::array();
     for (const TensorRecord& rec : d.last_records) {
       nlohmann::ordered_json l = {{"tensor", rec.name}, {"role", ToString(rec.role)},
@@ -208,14 +198,7 @@ int RunDemoCommand(const DemoArgs& args) {
                                f.tensor.empty() ? "" : " " + f.tensor, f.message);
     }
   }
-  if (sign) {
-    std::cout << "Prediction: " << PredictionLine(target_name, first_sign()) << "."
-              << (probed ? ""
-                         : " Judged without probes of " + target_name + ": add --probe " + target_name +
-                               " for its forward probes and rollouts, which make most of the predictions "
-                               "`lpsim validate` counts.")
-              << "\n";
-  }
+  if (prediction) std::cout << "Prediction: " << PredictionLine(target_name, *prediction) << ".\n";
   std::cout << "Run written to " << Printable(d.run_path) << "\n";
   if (!report_path.empty()) std::cout << "Report written to " << Printable(report_path) << "\n";
   if (!report_error.empty()) {

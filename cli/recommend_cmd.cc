@@ -190,11 +190,11 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
   // the budgets: a tensor over a budget at its last step is a number to read,
   // not a training that breaks (NVFP4 keeps about 20 dB on every tensor and
   // trains most programs of the validation corpus as fp32 does).
-  std::vector<std::optional<Finding>> signs;
+  std::vector<BreakPrediction> predictions;
   for (const Target& t : targets) {
-    StatusOr<std::optional<Finding>> sign = PredictBreak(reader, t);
-    if (!sign.ok()) return PrintError("recommend", sign.status());
-    signs.push_back(std::move(sign).value());
+    StatusOr<BreakPrediction> p = PredictBreak(reader, t);
+    if (!p.ok()) return PrintError("recommend", p.status());
+    predictions.push_back(std::move(p).value());
   }
   if (json) {
     nlohmann::ordered_json j = {
@@ -204,7 +204,7 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
         {"rows", rows}};
     for (size_t i = 0; i < targets.size(); ++i) {
       j["targets"].push_back({{"name", targets[i].name},
-                              {"prediction", PredictionJson(signs[i] ? &*signs[i] : nullptr)},
+                              {"prediction", PredictionJson(predictions[i])},
                               {"layers_over_budget", broken[i]},
                               {"layers_not_estimated", unknown[i]}});
     }
@@ -220,7 +220,7 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
             << "Prediction per target (the low-precision rules on the whole run judged on it, as lpsim check "
                "--target; lpsim validate measures it):\n";
   for (size_t i = 0; i < targets.size(); ++i) {
-    std::cout << "  " << PredictionLine(targets[i].name, signs[i] ? &*signs[i] : nullptr) << "; " << broken[i]
+    std::cout << "  " << PredictionLine(targets[i].name, predictions[i]) << "; " << broken[i]
               << " of " << tensors.size() << " tensors over the budgets"
               << (unknown[i] ? ", " + std::to_string(unknown[i]) + " not estimated" : "") << "\n";
   }

@@ -72,13 +72,26 @@ const Finding* FirstBreakSign(const std::vector<Finding>& findings) {
   return nullptr;
 }
 
-StatusOr<std::optional<Finding>> PredictBreak(const RunReader& reader, const Target& target) {
+StatusOr<bool> ProbedOn(const RunReader& reader, const std::string& target) {
+  for (const char* kind : {"probe_loss:", "rollout_loss:"}) {
+    StatusOr<std::vector<ScalarRecord>> s = reader.Scalars(kind + target);
+    if (!s.ok()) return s.status();
+    if (!s->empty()) return true;
+  }
+  return false;
+}
+
+StatusOr<BreakPrediction> PredictBreak(const RunReader& reader, const Target& target) {
   CheckConfig lp_only = CheckConfig::Defaults();
   for (auto& [name, rule] : lp_only.rules) rule.enabled = rule.enabled && name.rfind("lp_", 0) == 0;
   StatusOr<std::vector<Finding>> found = CheckStoredRun(reader, lp_only, &target);
   if (!found.ok()) return found.status();
-  const Finding* first = FirstBreakSign(*found);
-  return first ? std::optional<Finding>(*first) : std::nullopt;
+  StatusOr<bool> probed = ProbedOn(reader, target.name);
+  if (!probed.ok()) return probed.status();
+  BreakPrediction p;
+  if (const Finding* first = FirstBreakSign(*found)) p.sign = *first;
+  p.probed = *probed;
+  return p;
 }
 
 }  // namespace lpsim

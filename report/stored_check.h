@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "checks/check_config.h"
@@ -56,10 +57,21 @@ bool IsBreakSign(const Finding& f);
 // in fp32).
 const Finding* FirstBreakSign(const std::vector<Finding>& findings);
 
-// The break prediction on `target` for the run `reader` opened: the first
-// break sign of the default rules judged on the target (the lp_* rules
-// alone: the others cannot change it); nullopt when it trains as in fp32.
-StatusOr<std::optional<Finding>> PredictBreak(const RunReader& reader, const Target& target);
+// Whether the run holds probes or rollouts of the target named `target`
+// (TrackerOptions::probe): without them the prediction rests on the
+// records alone, and lp_forward_loss and lp_rollout, which make most of
+// the predictions `lpsim validate` counts, cannot fire.
+StatusOr<bool> ProbedOn(const RunReader& reader, const std::string& target);
+
+// The break prediction on a target.
+struct BreakPrediction {
+  std::optional<Finding> sign;  // the first break sign; none: it trains as in fp32
+  bool probed = false;          // ProbedOn the target
+};
+// The prediction on `target` for the run `reader` opened: the first break
+// sign of the default rules judged on the target (the lp_* rules alone: the
+// others cannot change it).
+StatusOr<BreakPrediction> PredictBreak(const RunReader& reader, const Target& target);
 
 }  // namespace lpsim
 

@@ -450,14 +450,16 @@ TEST_F(CliTest, DemoPredictsOnItsTarget) {
   nlohmann::json demo = ParseJson(r.out)["prediction"];
   ASSERT_TRUE(demo.is_object()) << r.out;
   EXPECT_EQ(demo["probed"], true);
-  demo.erase("probed");
   r = Run("check " + run + " --target fp16-npu-ftz --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(demo, ParseJson(r.out)["prediction"]);
   r = Run("demo --steps 20 --quiet --target b200-nvfp4 --run-dir " + Path("demo_unprobed"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("Prediction: on b200-nvfp4 "));
-  EXPECT_THAT(r.out, HasSubstr("Judged without probes of b200-nvfp4: add --probe b200-nvfp4"));
+  EXPECT_THAT(r.out, HasSubstr("; judged without probes of b200-nvfp4 (TrackerOptions::probe, lpsim demo --probe "
+                               "b200-nvfp4)"));
+  r = Run("check " + Path("demo_unprobed") + " --target b200-nvfp4 --json");
+  EXPECT_EQ(ParseJson(r.out)["prediction"]["probed"], false) << r.out;
 }
 
 TEST_F(CliTest, DemoJsonCnnSimulateAndRecipe) {

@@ -118,10 +118,11 @@ TEST_F(ReportCliTest, RecommendComparesTargetsPerLayer) {
   r = Lpsim("recommend " + run + " --targets h100-fp8-delayed,b200-nvfp4,int8-npu");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("OVER(underflow"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("on b200-nvfp4 it trains as in fp32 (no low-precision warning or error); 1 of 1 "
-                       "tensors over the budgets"),
+  EXPECT_NE(r.out.find("on b200-nvfp4 it trains as in fp32 (no low-precision warning or error); judged "
+                       "without probes of b200-nvfp4"),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("lpsim validate counts; 1 of 1 tensors over the budgets"), std::string::npos) << r.out;
 
   r = Lpsim("recommend " + run + " --targets h100-fp8-delayed,nope");
   EXPECT_EQ(r.code, 2) << r.out;
@@ -143,11 +144,15 @@ TEST_F(ReportCliTest, RecommendAndCheckPredictPerTarget) {
   EXPECT_EQ(ftz["step"], 0);
   EXPECT_EQ(ftz["rule"], "lp_underflow");
   EXPECT_EQ(ftz["tensor"], "fc1");
+  EXPECT_EQ(ftz["probed"], false);  // the run has no probes or rollouts of it
   EXPECT_EQ(j["targets"][1]["prediction"]["breaks"], false);
   r = Lpsim("recommend " + run + " --targets fp16-npu-ftz,h100-fp8-delayed");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("  on fp16-npu-ftz the training breaks, first sign at step 0 (lp_underflow on 'fc1'); 1 "
-                       "of 1 tensors over the budgets\n  on h100-fp8-delayed it trains as in fp32"),
+  EXPECT_NE(r.out.find("  on fp16-npu-ftz the training breaks, first sign at step 0 (lp_underflow on 'fc1'); "
+                       "judged without probes of fp16-npu-ftz"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("1 of 1 tensors over the budgets\n  on h100-fp8-delayed it trains as in fp32"),
             std::string::npos)
       << r.out;
   for (const std::string target : {"fp16-npu-ftz", "h100-fp8-delayed"}) {
@@ -158,7 +163,7 @@ TEST_F(ReportCliTest, RecommendAndCheckPredictPerTarget) {
   }
   r = Lpsim("check " + run + " --target fp16-npu-ftz");
   EXPECT_EQ(r.out.rfind("Prediction: on fp16-npu-ftz the training breaks, first sign at step 0 (lp_underflow on "
-                        "'fc1').\n",
+                        "'fc1'); judged without probes of fp16-npu-ftz",
                         0),
             0u)
       << r.out;
