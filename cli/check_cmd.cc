@@ -69,11 +69,12 @@ nlohmann::ordered_json PredictionJson(const BreakPrediction& p) {
 
 std::string PredictionLine(const std::string& target, const BreakPrediction& p) {
   // Rule and tensor names come from the run's database: shown escaped.
-  std::string line =
-      !p.sign ? "on " + target + " it trains as in fp32 (no low-precision warning or error)"
-              : "on " + target + " the training breaks, first sign at step " + std::to_string(p.sign->step) + " (" +
-                    Printable(p.sign->rule) + (p.sign->tensor.empty() ? "" : " on '" + Printable(p.sign->tensor) + "'") +
-                    ")";
+  std::string line = "on " + target + " it trains as in fp32 (no low-precision warning or error)";
+  if (p.sign) {
+    const std::string on = p.sign->tensor.empty() ? "" : " on '" + Printable(p.sign->tensor) + "'";
+    line = "on " + target + " the training breaks, first sign at step " + std::to_string(p.sign->step) + " (" +
+           Printable(p.sign->rule) + on + ")";
+  }
   if (!p.probed) {
     line += "; judged without probes of " + target + " (TrackerOptions::probe, lpsim demo --probe " + target +
             "), whose forward probes and rollouts make most of the predictions lpsim validate counts";
@@ -163,8 +164,9 @@ int RunCheck(const CheckArgs& a) {
     return kExitOk;
   }
   if (!target_name.empty()) {
-    std::cout << "Prediction: " << PredictionLine(target_name, prediction) << ".\n(The first low-precision warning or error; `lpsim validate` "
-                 "measures this prediction's precision, recall and lead per target.)\n\n"
+    std::cout << "Prediction: " << PredictionLine(target_name, prediction)
+              << ".\n(The first low-precision warning or error; `lpsim validate` measures this prediction's "
+                 "precision, recall and lead per target.)\n\n"
               << "On target " << target_name << " (each role in the target's format and recipe; "
                  "counts estimated from the histograms, worst case):\n";
   }
