@@ -92,7 +92,14 @@ int RunDemoCommand(const DemoArgs& args) {
     std::error_code ec;
     report_path = ((std::filesystem::is_directory(db, ec) ? db : db.parent_path()) / "report.html").string();
     StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(d.run_path);
-    Status s = reader.ok() ? WriteReport(**reader, ReportOptions{}, report_path) : reader.status();
+    // With a target (not simulated) the report shows the break prediction
+    // on it, as the line below.
+    ReportOptions options;
+    if (!a.options.target.empty() && !a.options.simulate) {
+      StatusOr<Target> t = FindTarget(a.options.target);
+      if (t.ok()) options.predict.push_back(std::move(t).value());
+    }
+    Status s = reader.ok() ? WriteReport(**reader, options, report_path) : reader.status();
     if (!s.ok()) {
       report_error = s.message();
       report_path.clear();

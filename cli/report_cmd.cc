@@ -31,6 +31,7 @@ int RunReportCommand(const ReportArgs& args) {
   for (const Target& t : *targets) {
     for (ExtraRange& r : TargetRanges(t)) a.options.extra_ranges.push_back(std::move(r));
   }
+  a.options.predict = *targets;
   for (const std::string& f : a.options.recommend.formats) {
     StatusOr<Format> parsed = ParseFormat(f);
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
@@ -68,7 +69,7 @@ void AddReportCommand(CLI::App* app, Command* selected) {
   cmd->add_option("-o,--output", args->out, "output file, or - for stdout (default: RUN_DIR/report.html)");
   cmd->add_option("--target", args->targets,
                   "draw these hardware targets' ranges on the histograms (names or .json "
-                  "paths, comma separated; float storage roles)")
+                  "paths, comma separated; float storage roles) and show the break prediction on each")
       ->delimiter(',');
   cmd->add_option("--formats", args->options.recommend.formats,
                   "candidate formats for the recommendation and the what-if ranges")

@@ -14,6 +14,7 @@
 
 #include "core/output.h"
 #include "report/page.h"
+#include "report/stored_check.h"
 #include "simd/scaling.h"
 #include "store/run_db.h"
 
@@ -338,6 +339,19 @@ StatusOr<std::string> RenderReport(const RunReader& run, const ReportOptions& op
                   {"evidence", ev}});
   }
   data["findings"] = fj;
+  Json pj = Json::array();
+  for (const Target& t : options.predict) {
+    StatusOr<BreakPrediction> p = PredictBreak(run, t);
+    if (!p.ok()) return p.status();
+    const Finding* sign = p->sign ? &*p->sign : nullptr;
+    pj.push_back({{"target", t.name},
+                  {"breaks", sign != nullptr},
+                  {"step", sign ? Json(sign->step) : Json()},
+                  {"rule", sign ? Json(sign->rule) : Json()},
+                  {"tensor", sign ? Json(sign->tensor) : Json()},
+                  {"probed", p->probed}});
+  }
+  data["predictions"] = pj;
   data["recommendation"] = RecommendationJson(*rec);
   return Assemble(title, std::move(data));
 }
@@ -363,6 +377,7 @@ StatusOr<std::string> RenderRecordsReport(const std::string& title,
   data["steps"] = kept;
   data["scalars"] = Json::array();
   data["findings"] = Json::array();
+  data["predictions"] = Json::array();
   data["recommendation"] = RecommendationJson(*rec);
   return Assemble(title, std::move(data));
 }

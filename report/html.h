@@ -4,8 +4,9 @@
 // chart libraries vega, vega-lite and vega-embed inlined (read from npm's
 // node_modules at report time, see WebAssetsDir), and declarative Vega-Lite
 // specs: exponent histograms with each candidate format's range, layer x step
-// heatmaps, scalar lines with a shared crosshair, the findings and the
-// recommendation table (docs/report.md).
+// heatmaps, scalar lines with a shared crosshair, the break prediction on
+// each target asked for, the findings and the recommendation table
+// (docs/report.md).
 //
 //   StatusOr<std::unique_ptr<RunReader>> run = RunReader::Open("runs/demo");
 //   Status s = WriteReport(**run, ReportOptions{}, "runs/demo/report.html");
@@ -18,6 +19,7 @@
 
 #include "core/records.h"
 #include "core/status.h"
+#include "core/target.h"
 #include "formats/format.h"
 #include "report/recommend.h"
 #include "simd/scaling.h"
@@ -45,6 +47,9 @@ struct ReportOptions {
   // first and last kept); scalars keep every step up to 20 times as many.
   size_t max_steps = 60;
   std::string title;  // default: "lpsim report: <run name>"
+  // Targets to predict a break on (report/stored_check.h PredictBreak, as
+  // `lpsim check RUN --target T`), shown above the findings.
+  std::vector<Target> predict;
 };
 
 // The folders that may hold vega/, vega-lite/ and vega-embed/ (npm's

@@ -66,6 +66,7 @@ range is drawn with per-tensor current scaling.</p>
 role. Move the pointer over a chart: the crosshair follows the step in every chart.</p>
 <div id="scalars"></div></section>
 <section id="findings-section"><h2>Findings</h2>
+<div id="predictions"></div>
 <p class="help">What the checks found, newest and most severe first. Click a tensor to see its
 histogram at that step.</p>
 <div id="findings"></div></section>
@@ -255,6 +256,23 @@ function renderScalars() {
   return vegaEmbed('#scalars', spec, opts).then((res) => { views.scalars = res.view; });
 }
 
+// ---- break predictions (lpsim report --target): as lpsim check --target words them
+function renderPredictions() {
+  const p = D.predictions || [];
+  if (!p.length) return;
+  let h = '<ul class="predictions">';
+  p.forEach((x) => {
+    h += '<li><b>Prediction</b>: on ' + esc(x.target) + (x.breaks
+      ? ' the training <span class="sev sev-error">breaks</span>, first sign at step ' + x.step + ' (' + esc(x.rule) +
+        (x.tensor ? " on '" + esc(x.tensor) + "'" : '') + ')'
+      : ' it trains as in fp32 (no low-precision warning or error)') +
+      (x.probed ? '' : '; judged without probes of ' + esc(x.target) + ', whose forward probes and rollouts make ' +
+        'most of the predictions lpsim validate counts') + '.</li>';
+  });
+  el('predictions').innerHTML = h + '</ul><p class="help">The first low-precision warning or error of this run ' +
+    'judged as each target stores its tensors; lpsim validate measures its precision, recall and lead per target.</p>';
+}
+
 // ---- findings ------------------------------------------------------------------
 const sevRank = {error: 2, warning: 1, info: 0};
 function renderFindings() {
@@ -331,6 +349,7 @@ el('sel-pair').addEventListener('change', (e) => { state.pair = e.target.value; 
 el('sel-metric').addEventListener('change', (e) => { state.metric = e.target.value; renderHeatmap(); });
 
 renderRecommendation();
+renderPredictions();
 renderFindings();
 let first = Promise.resolve();
 if (D.records.length) {

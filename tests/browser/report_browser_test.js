@@ -94,6 +94,29 @@ async function main() {
   } finally {
     await context.close();
   }
+  // `lpsim report --target`: the break prediction on each target, worded
+  // as lpsim check --target words it, above the findings.
+  const targeted = path.join(outDir, 'targeted.html');
+  execFileSync(lpsim, ['report', runDir, '--target', 'b200-nvfp4,fp16-npu-ftz', '-o', targeted], {encoding: 'utf8'});
+  const context2 = await browser.launch(chromium, path.join(outDir, 'profile2'), {width: 1400, height: 1000});
+  try {
+    const page = context2.pages()[0] || await context2.newPage();
+    const more = browser.pageErrors(page);
+    await page.goto('file://' + path.resolve(targeted));
+    await page.waitForFunction(() => window.lpsim && window.lpsim.ready, null, {timeout: 30000});
+    const lines = await page.evaluate(() => Array.from(document.querySelectorAll('#predictions li'), (li) => li.textContent));
+    console.log('predictions: ' + JSON.stringify(lines));
+    if (lines.length !== 2) fail('expected 2 predictions, got ' + lines.length);
+    ['b200-nvfp4', 'fp16-npu-ftz'].forEach((t, i) => {
+      if (!lines[i] || !new RegExp('^Prediction: on ' + t + ' (the training breaks, first sign at step [0-9]+|it trains as in fp32)').test(lines[i])) {
+        fail('prediction ' + i + ' does not name ' + t + ': ' + lines[i]);
+      }
+    });
+    await page.locator('#findings-section').screenshot({path: path.join(outDir, 'predictions.png')});
+    errors = errors.concat(more);
+  } finally {
+    await context2.close();
+  }
   if (errors.length) fail('console errors:\n  ' + errors.join('\n  '));
   if (requests.length) fail('network requests from an offline report:\n  ' + requests.join('\n  '));
   console.log('screenshots in ' + outDir);

@@ -7,12 +7,15 @@
 #include <stdlib.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "core/target.h"
+#include "report/stored_check.h"
 #include "simd/analyze.h"
 #include "store/run_db.h"
 
@@ -80,6 +83,30 @@ TEST(HtmlReportTest, SelfContainedWithDataAndLibraries) {
   // The finding's "</script>" must not end the data element early.
   EXPECT_EQ(html.find("fc1 </script>"), std::string::npos);
   EXPECT_NE(html.find("\"recommendation\""), std::string::npos);
+}
+
+// With targets to predict on, the page carries each prediction as
+// PredictBreak makes it (the function `lpsim check --target` prints), in the
+// order asked; without, an empty list.
+TEST(HtmlReportTest, CarriesThePredictionOnEachTarget) {
+  TempRun run(6);
+  auto reader = RunReader::Open(run.dir()).value();
+  ReportOptions o;
+  for (const char* name : {"b200-nvfp4", "fp16-npu-ftz"}) o.predict.push_back(FindTarget(name).value());
+  StatusOr<std::string> html = RenderReport(*reader, o);
+  ASSERT_TRUE(html.ok()) << html.status().message();
+  std::string expected;
+  for (const Target& t : o.predict) {
+    const BreakPrediction p = PredictBreak(*reader, t).value();
+    char step[32] = "null";
+    if (p.sign) std::snprintf(step, sizeof step, "%lld", static_cast<long long>(p.sign->step));
+    expected += std::string(expected.empty() ? "" : ",") + "{\"target\":\"" + t.name + "\",\"breaks\":" +
+                (p.sign ? "true" : "false") + ",\"step\":" + step + ",\"rule\":" +
+                (p.sign ? "\"" + p.sign->rule + "\"" : "null") + ",\"tensor\":" +
+                (p.sign ? "\"" + p.sign->tensor + "\"" : "null") + ",\"probed\":false}";
+  }
+  EXPECT_NE(html->find("\"predictions\":[" + expected + "]"), std::string::npos) << expected;
+  EXPECT_NE(Render(run).find("\"predictions\":[]"), std::string::npos);
 }
 
 TEST(HtmlReportTest, DownsamplesSteps) {
