@@ -4,7 +4,7 @@
 // catalog: each rule, its severity, what it detects, its thresholds with
 // their defaults, and their source. With --target T the run is judged as T
 // stores each tensor, and the output starts with the break prediction on T
-// (report/stored_check.h FirstBreakSign; "prediction" in --json): the one
+// (report/stored_check.h PredictionFrom; "prediction" in --json): the one
 // `lpsim validate` measures.
 //
 // Exit status: 0 when the run was checked, whether or not rules fired (a
@@ -56,16 +56,6 @@ nlohmann::ordered_json FindingJson(const Finding& f) {
 }
 
 }  // namespace
-
-nlohmann::ordered_json PredictionJson(const BreakPrediction& p) {
-  const Finding* f = p.sign ? &*p.sign : nullptr;
-  nlohmann::ordered_json null;
-  return {{"breaks", f != nullptr},
-          {"step", f ? nlohmann::ordered_json(f->step) : null},
-          {"rule", f ? nlohmann::ordered_json(f->rule) : null},
-          {"tensor", f ? nlohmann::ordered_json(f->tensor) : null},
-          {"probed", p.probed}};
-}
 
 std::string PredictionLine(const std::string& target, const BreakPrediction& p) {
   // Rule and tensor names come from the run's database: shown escaped.
@@ -143,13 +133,12 @@ int RunCheck(const CheckArgs& a) {
   StatusOr<std::vector<Finding>> found = CheckStoredRun(**reader, config, target ? &*target : nullptr);
   if (!found.ok()) return PrintError("check", found.status());
   std::vector<Finding> findings = std::move(found).value();
-  // The prediction is the first sign in the order the rules raised them.
+  // The prediction reads the findings in the order the rules raised them.
   BreakPrediction prediction;
   if (target) {
-    if (const Finding* first = FirstBreakSign(findings)) prediction.sign = *first;
-    StatusOr<bool> probed = ProbedOn(**reader, target_name);
-    if (!probed.ok()) return PrintError("check", probed.status());
-    prediction.probed = *probed;
+    StatusOr<BreakPrediction> p = PredictionFrom(findings, **reader, target_name);
+    if (!p.ok()) return PrintError("check", p.status());
+    prediction = std::move(p).value();
   }
   SortForDisplay(&findings);
 

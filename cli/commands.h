@@ -106,12 +106,10 @@ void FakeQuantize(const Format& format, const float* in, size_t n, const Quantiz
 // (null when infinite: JSON has no Inf).
 nlohmann::ordered_json CountsJson(const Format& format, const CastCounts& c);
 
-// The break prediction on a target (report/stored_check.h), as `lpsim
-// check --target`, `lpsim recommend --targets` and `lpsim demo --target`
-// print it: {"breaks", "step", "rule", "tensor", "probed"} (null step, rule
-// and tensor when it trains as in fp32), and one line of text that says
+// The break prediction on a target (report/stored_check.h; its JSON is
+// PredictionJson there) as one line of text, as `lpsim check --target`,
+// `lpsim recommend --targets` and `lpsim demo --target` print it; it says
 // when the run has no probes of the target.
-nlohmann::ordered_json PredictionJson(const BreakPrediction& p);
 std::string PredictionLine(const std::string& target, const BreakPrediction& p);
 
 }  // namespace lpsim::cli

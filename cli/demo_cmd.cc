@@ -84,30 +84,9 @@ int RunDemoCommand(const DemoArgs& args) {
   if (!r.ok()) return PrintError("demo", r.status());
   const DemoResult& d = r.value();
 
-  // The run's HTML report beside its database; a failure here is reported
-  // but does not fail the demo (the run itself is fine).
-  std::string report_path, report_error;
-  {
-    const std::filesystem::path db(d.run_path);
-    std::error_code ec;
-    report_path = ((std::filesystem::is_directory(db, ec) ? db : db.parent_path()) / "report.html").string();
-    StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(d.run_path);
-    // With a target (not simulated) the report shows the break prediction
-    // on it, as the line below.
-    ReportOptions options;
-    if (!a.options.target.empty() && !a.options.simulate) {
-      StatusOr<Target> t = FindTarget(a.options.target);
-      if (t.ok()) options.predict.push_back(std::move(t).value());
-    }
-    Status s = reader.ok() ? WriteReport(**reader, options, report_path) : reader.status();
-    if (!s.ok()) {
-      report_error = s.message();
-      report_path.clear();
-    }
-  }
-
   // The break prediction on --target (without --simulate the run is fp32's,
-  // judged on the target as `lpsim check RUN --target T` judges it).
+  // judged on the target as `lpsim check RUN --target T` judges it), for
+  // the report and the last line.
   std::optional<BreakPrediction> prediction;
   std::string target_name;
   if (!a.options.target.empty() && !a.options.simulate) {
@@ -119,6 +98,23 @@ int RunDemoCommand(const DemoArgs& args) {
     StatusOr<BreakPrediction> p = PredictBreak(**reader, *t);
     if (!p.ok()) return PrintError("demo", p.status());
     prediction = std::move(p).value();
+  }
+
+  // The run's HTML report beside its database; a failure here is reported
+  // but does not fail the demo (the run itself is fine).
+  std::string report_path, report_error;
+  {
+    const std::filesystem::path db(d.run_path);
+    std::error_code ec;
+    report_path = ((std::filesystem::is_directory(db, ec) ? db : db.parent_path()) / "report.html").string();
+    StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(d.run_path);
+    ReportOptions options;
+    if (prediction) options.predictions.push_back({target_name, *prediction});
+    Status s = reader.ok() ? WriteReport(**reader, options, report_path) : reader.status();
+    if (!s.ok()) {
+      report_error = s.message();
+      report_path.clear();
+    }
   }
 
   if (a.json) {

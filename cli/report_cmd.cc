@@ -11,6 +11,7 @@
 #include "core/printable.h"
 #include "report/html.h"
 #include "report/recommend.h"
+#include "report/stored_check.h"
 #include "store/run_db.h"
 
 namespace lpsim::cli {
@@ -31,7 +32,6 @@ int RunReportCommand(const ReportArgs& args) {
   for (const Target& t : *targets) {
     for (ExtraRange& r : TargetRanges(t)) a.options.extra_ranges.push_back(std::move(r));
   }
-  a.options.predict = *targets;
   for (const std::string& f : a.options.recommend.formats) {
     StatusOr<Format> parsed = ParseFormat(f);
     if (!parsed.ok()) return fail(parsed.status().message(), kExitBadInput);
@@ -51,6 +51,11 @@ int RunReportCommand(const ReportArgs& args) {
   if (!s.ok()) return PrintError("report", s);
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(a.run);
   if (!reader.ok()) return fail(reader.status().message(), kExitBadInput);
+  for (const Target& t : *targets) {
+    StatusOr<BreakPrediction> p = PredictBreak(**reader, t);
+    if (!p.ok()) return PrintError("report", p.status());
+    a.options.predictions.emplace_back(t.name, std::move(p).value());
+  }
   StatusOr<std::string> html = RenderReport(**reader, a.options);
   if (!html.ok()) return PrintError("report", html.status());
   s = WriteOutput(out, *html);

@@ -209,9 +209,10 @@ Status CheckOutput(const std::string& path, const std::vector<std::string>& inpu
   // A new file, or a regular one (replaced through a temporary file beside
   // it), needs a folder that exists and takes new files: refused now, not
   // after the command's work.
-  if (!exists || S_ISREG(out.st_mode)) {
+  if (!exists) return CheckFolder(path, what);
+  if (S_ISREG(out.st_mode)) {
     Status folder = CheckFolder(path, what);
-    if (!folder.ok() || !exists) return folder;
+    if (!folder.ok()) return folder;
   }
   auto same = [&](const std::string& other) {
     struct stat st {};

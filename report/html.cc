@@ -14,7 +14,6 @@
 
 #include "core/output.h"
 #include "report/page.h"
-#include "report/stored_check.h"
 #include "simd/scaling.h"
 #include "store/run_db.h"
 
@@ -340,16 +339,10 @@ StatusOr<std::string> RenderReport(const RunReader& run, const ReportOptions& op
   }
   data["findings"] = fj;
   Json pj = Json::array();
-  for (const Target& t : options.predict) {
-    StatusOr<BreakPrediction> p = PredictBreak(run, t);
-    if (!p.ok()) return p.status();
-    const Finding* sign = p->sign ? &*p->sign : nullptr;
-    pj.push_back({{"target", t.name},
-                  {"breaks", sign != nullptr},
-                  {"step", sign ? Json(sign->step) : Json()},
-                  {"rule", sign ? Json(sign->rule) : Json()},
-                  {"tensor", sign ? Json(sign->tensor) : Json()},
-                  {"probed", p->probed}});
+  for (const auto& [target, p] : options.predictions) {
+    Json one = {{"target", target}};
+    one.update(PredictionJson(p));
+    pj.push_back(std::move(one));
   }
   data["predictions"] = pj;
   data["recommendation"] = RecommendationJson(*rec);

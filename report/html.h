@@ -15,13 +15,14 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/records.h"
 #include "core/status.h"
-#include "core/target.h"
 #include "formats/format.h"
 #include "report/recommend.h"
+#include "report/stored_check.h"
 #include "simd/scaling.h"
 
 namespace lpsim {
@@ -47,9 +48,9 @@ struct ReportOptions {
   // first and last kept); scalars keep every step up to 20 times as many.
   size_t max_steps = 60;
   std::string title;  // default: "lpsim report: <run name>"
-  // Targets to predict a break on (report/stored_check.h PredictBreak, as
-  // `lpsim check RUN --target T`), shown above the findings.
-  std::vector<Target> predict;
+  // Break predictions (target name, report/stored_check.h PredictBreak),
+  // shown above the findings as `lpsim check RUN --target T` words them.
+  std::vector<std::pair<std::string, BreakPrediction>> predictions;
 };
 
 // The folders that may hold vega/, vega-lite/ and vega-embed/ (npm's

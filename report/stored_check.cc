@@ -1,8 +1,11 @@
 #include "report/stored_check.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "checks/checker.h"
 #include "report/target_rewrite.h"
@@ -65,11 +68,9 @@ bool IsBreakSign(const Finding& f) {
   return f.severity != Severity::kInfo && f.rule.rfind("lp_", 0) == 0 && f.rule != "lp_delayed_warmup";
 }
 
-const Finding* FirstBreakSign(const std::vector<Finding>& findings) {
-  for (const Finding& f : findings) {
-    if (IsBreakSign(f)) return &f;
-  }
-  return nullptr;
+CheckConfig LowPrecisionOnly(CheckConfig config) {
+  for (auto& [name, rule] : config.rules) rule.enabled = rule.enabled && name.rfind("lp_", 0) == 0;
+  return config;
 }
 
 StatusOr<bool> ProbedOn(const RunReader& reader, const std::string& target) {
@@ -81,17 +82,31 @@ StatusOr<bool> ProbedOn(const RunReader& reader, const std::string& target) {
   return false;
 }
 
-StatusOr<BreakPrediction> PredictBreak(const RunReader& reader, const Target& target) {
-  CheckConfig lp_only = CheckConfig::Defaults();
-  for (auto& [name, rule] : lp_only.rules) rule.enabled = rule.enabled && name.rfind("lp_", 0) == 0;
-  StatusOr<std::vector<Finding>> found = CheckStoredRun(reader, lp_only, &target);
-  if (!found.ok()) return found.status();
-  StatusOr<bool> probed = ProbedOn(reader, target.name);
+StatusOr<BreakPrediction> PredictionFrom(const std::vector<Finding>& findings, const RunReader& reader,
+                                         const std::string& target) {
+  StatusOr<bool> probed = ProbedOn(reader, target);
   if (!probed.ok()) return probed.status();
   BreakPrediction p;
-  if (const Finding* first = FirstBreakSign(*found)) p.sign = *first;
   p.probed = *probed;
+  auto first = std::find_if(findings.begin(), findings.end(), IsBreakSign);
+  if (first != findings.end()) p.sign = *first;
   return p;
+}
+
+StatusOr<BreakPrediction> PredictBreak(const RunReader& reader, const Target& target) {
+  StatusOr<std::vector<Finding>> found = CheckStoredRun(reader, LowPrecisionOnly(CheckConfig::Defaults()), &target);
+  if (!found.ok()) return found.status();
+  return PredictionFrom(*found, reader, target.name);
+}
+
+nlohmann::ordered_json PredictionJson(const BreakPrediction& p) {
+  const Finding* f = p.sign ? &*p.sign : nullptr;
+  const nlohmann::ordered_json null;
+  return {{"breaks", f != nullptr},
+          {"step", f ? nlohmann::ordered_json(f->step) : null},
+          {"rule", f ? nlohmann::ordered_json(f->rule) : null},
+          {"tensor", f ? nlohmann::ordered_json(f->tensor) : null},
+          {"probed", p.probed}};
 }
 
 }  // namespace lpsim

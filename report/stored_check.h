@@ -9,12 +9,13 @@
 //   StatusOr<std::vector<Finding>> f = CheckStoredRun(*reader, CheckConfig::Defaults(), &target);
 //   // or over records already read (several targets, one read):
 //   StatusOr<std::vector<Finding>> g = CheckRecords(scalars, source, config, &target);
-//   const Finding* sign = FirstBreakSign(*f);  // the prediction: breaks from sign->step
+//   StatusOr<BreakPrediction> p = PredictBreak(*reader, target);  // breaks from p->sign->step
 #ifndef LPSIM_REPORT_STORED_CHECK_H_
 #define LPSIM_REPORT_STORED_CHECK_H_
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,10 +53,9 @@ bool ScalarJudgedOn(const ScalarRecord& s, const Target* target);
 // step. lp_delayed_warmup is not a sign: it speaks of the recipe's first
 // steps (casts saturate while the amax history fills).
 bool IsBreakSign(const Finding& f);
-// The first break sign of `findings` in the order the rules raised them
-// (CheckRecords' order; null: none, the training is predicted to train as
-// in fp32).
-const Finding* FirstBreakSign(const std::vector<Finding>& findings);
+// `config` with only its lp_* rules left on: the rules a prediction reads
+// (the others cannot change it).
+CheckConfig LowPrecisionOnly(CheckConfig config);
 
 // Whether the run holds probes or rollouts of the target named `target`
 // (TrackerOptions::probe): without them the prediction rests on the
@@ -63,15 +63,20 @@ const Finding* FirstBreakSign(const std::vector<Finding>& findings);
 // the predictions `lpsim validate` counts, cannot fire.
 StatusOr<bool> ProbedOn(const RunReader& reader, const std::string& target);
 
-// The break prediction on a target.
 struct BreakPrediction {
   std::optional<Finding> sign;  // the first break sign; none: it trains as in fp32
   bool probed = false;          // ProbedOn the target
 };
-// The prediction on `target` for the run `reader` opened: the first break
-// sign of the default rules judged on the target (the lp_* rules alone: the
-// others cannot change it).
+// The prediction from the findings of the run `reader` opened judged on the
+// target named `target`, in the order the rules raised them (CheckRecords').
+StatusOr<BreakPrediction> PredictionFrom(const std::vector<Finding>& findings, const RunReader& reader,
+                                         const std::string& target);
+// The prediction on `target` with the default rules.
 StatusOr<BreakPrediction> PredictBreak(const RunReader& reader, const Target& target);
+// As `lpsim check --target --json`, `recommend --targets --json`, `demo
+// --json` and the HTML report carry it: {"breaks", "step", "rule", "tensor",
+// "probed"} (step, rule and tensor null when it trains as in fp32).
+nlohmann::ordered_json PredictionJson(const BreakPrediction& p);
 
 }  // namespace lpsim
 

@@ -374,8 +374,7 @@ struct Prediction {
 // target (lp_forward_loss, lp_rollout). The same function as `lpsim check
 // RUN --target T`.
 Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
-  lpsim::CheckConfig config = g_rules;
-  for (auto& [name, rule] : config.rules) rule.enabled = rule.enabled && name.rfind("lp_", 0) == 0;
+  const lpsim::CheckConfig config = lpsim::LowPrecisionOnly(g_rules);
   const lpsim::StatusOr<std::vector<Finding>> found = lpsim::CheckRecords(
       run.scalars,
       [&](const std::function<lpsim::Status(TensorRecord&&)>& fn) {
@@ -388,11 +387,10 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
       config, &target);
   if (!found.ok()) throw std::runtime_error("judging on " + target.name + ": " + found.status().message());
   Prediction pr;
-  if (const Finding* f = lpsim::FirstBreakSign(*found)) {
-    pr = {true, f->step, f->rule, f->tensor, f->message, f->evidence, {}};
-  }
   for (const Finding& f : *found) {
-    if (lpsim::IsBreakSign(f)) pr.first_by_rule.emplace(f.rule, f.step);
+    if (!lpsim::IsBreakSign(f)) continue;
+    if (!pr.fires) pr = {true, f.step, f.rule, f.tensor, f.message, f.evidence, {}};
+    pr.first_by_rule.emplace(f.rule, f.step);
   }
   return pr;
 }
@@ -472,6 +470,9 @@ std::string Num(double v, const char* fmt = "%.2f") {
 }
 
 nlohmann::json JsonNum(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+// [lo, hi] (nulls when there is no proportion).
+nlohmann::json IntervalJson(Interval i) { return {JsonNum(i.lo), JsonNum(i.hi)}; }
 
 // A proportion with its 95% interval: "0.90 (0.79..0.96)", "-" for none.
 std::string WithInterval(double v, Interval i) {
@@ -794,9 +795,9 @@ int Main(int argc, char** argv) {
     auto tj = [](const Tally& t) {
       return nlohmann::ordered_json{{"tp", t.tp}, {"fp", t.fp}, {"fn", t.fn}, {"tn", t.tn},
                                     {"precision", JsonNum(t.Precision())},
-                                    {"precision_ci95", {JsonNum(t.PrecisionInterval().lo), JsonNum(t.PrecisionInterval().hi)}},
+                                    {"precision_ci95", IntervalJson(t.PrecisionInterval())},
                                     {"recall", JsonNum(t.Recall())},
-                                    {"recall_ci95", {JsonNum(t.RecallInterval().lo), JsonNum(t.RecallInterval().hi)}},
+                                    {"recall_ci95", IntervalJson(t.RecallInterval())},
                                     {"median_lead_steps", JsonNum(t.MedianLead())}};
     };
     auto groups = [&](const Tallies& t) {

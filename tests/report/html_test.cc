@@ -85,22 +85,22 @@ TEST(HtmlReportTest, SelfContainedWithDataAndLibraries) {
   EXPECT_NE(html.find("\"recommendation\""), std::string::npos);
 }
 
-// With targets to predict on, the page carries each prediction as
-// PredictBreak makes it (the function `lpsim check --target` prints), in the
-// order asked; without, an empty list.
+// The page carries each prediction it is given (PredictBreak's, the
+// function `lpsim check --target` prints), in order; without, an empty list.
 TEST(HtmlReportTest, CarriesThePredictionOnEachTarget) {
   TempRun run(6);
   auto reader = RunReader::Open(run.dir()).value();
   ReportOptions o;
-  for (const char* name : {"b200-nvfp4", "fp16-npu-ftz"}) o.predict.push_back(FindTarget(name).value());
+  for (const char* name : {"b200-nvfp4", "fp16-npu-ftz"}) {
+    o.predictions.emplace_back(name, PredictBreak(*reader, FindTarget(name).value()).value());
+  }
   StatusOr<std::string> html = RenderReport(*reader, o);
   ASSERT_TRUE(html.ok()) << html.status().message();
   std::string expected;
-  for (const Target& t : o.predict) {
-    const BreakPrediction p = PredictBreak(*reader, t).value();
+  for (const auto& [name, p] : o.predictions) {
     char step[32] = "null";
     if (p.sign) std::snprintf(step, sizeof step, "%lld", static_cast<long long>(p.sign->step));
-    expected += std::string(expected.empty() ? "" : ",") + "{\"target\":\"" + t.name + "\",\"breaks\":" +
+    expected += std::string(expected.empty() ? "" : ",") + "{\"target\":\"" + name + "\",\"breaks\":" +
                 (p.sign ? "true" : "false") + ",\"step\":" + step + ",\"rule\":" +
                 (p.sign ? "\"" + p.sign->rule + "\"" : "null") + ",\"tensor\":" +
                 (p.sign ? "\"" + p.sign->tensor + "\"" : "null") + ",\"probed\":false}";
