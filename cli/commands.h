@@ -25,7 +25,7 @@
 #include "formats/reference.h"
 
 namespace lpsim {
-struct BreakPrediction;  // report/stored_check.h
+struct BreakPrediction;  // checks/prediction.h
 }  // namespace lpsim
 
 namespace CLI {
@@ -106,7 +106,7 @@ void FakeQuantize(const Format& format, const float* in, size_t n, const Quantiz
 // (null when infinite: JSON has no Inf).
 nlohmann::ordered_json CountsJson(const Format& format, const CastCounts& c);
 
-// The break prediction on a target (report/stored_check.h; its JSON is
+// The break prediction on a target (checks/prediction.h; its JSON is
 // PredictionJson there) as one line of text, as `lpsim check --target`,
 // `lpsim recommend --targets` and `lpsim demo --target` print it; it says
 // when the run has no probes of the target.

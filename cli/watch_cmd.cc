@@ -127,6 +127,26 @@ struct JobsArgs {
   bool json = false;
 };
 
+// A job's break predictions so far (info.predictions, checks/prediction.h
+// LivePredictions) in one cell: "T: breaks at step S (rule)" or "T: no
+// sign so far" per target; "-" for a job without a target.
+std::string PredictionsCell(const Json& job) {
+  const Json* p = nullptr;
+  if (job.contains("info") && job["info"].is_object() && job["info"].contains("predictions")) {
+    p = &job["info"]["predictions"];
+  }
+  if (!p || !p->is_array() || p->empty()) return "-";
+  std::string cell;
+  for (const Json& x : *p) {
+    cell += cell.empty() ? "" : "; ";
+    cell += Printable(x.value("target", "?")) + ": ";
+    cell += x.value("breaks", false) ? fmt::format("breaks at step {} ({})", x.value("step", int64_t{0}),
+                                                   Printable(x.value("rule", std::string("?"))))
+                                     : std::string("no sign so far");
+  }
+  return cell;
+}
+
 int RunJobs(const JobsArgs& a) {
   std::vector<live::Endpoint> eps;
   for (const std::string& u : a.urls) {
@@ -137,14 +157,19 @@ int RunJobs(const JobsArgs& a) {
   }
   Json all = Json::array();
   bool any_failed = false;
-  Table t({{"job", false}, {"url", false}, {"step", true}, {"streams", true}, {"latest findings", false}});
+  Table t({{"job", false},
+           {"url", false},
+           {"step", true},
+           {"streams", true},
+           {"prediction", false},
+           {"latest findings", false}});
   for (const live::Endpoint& e : eps) {
     StatusOr<live::Reply> r = live::GetJson(e, "/api/job");
     if (!r.ok() || r->status != 200) {
       any_failed = true;
       const std::string why = !r.ok() ? r.status().message() : r->body.value("error", "HTTP " + std::to_string(r->status));
       all.push_back({{"url", e.url}, {"error", why}});
-      t.AddRow({"?", e.url, "", "", "unreachable: " + why});
+      t.AddRow({"?", e.url, "", "", "", "unreachable: " + why});
       continue;
     }
     const Json& j = r->body;
@@ -158,7 +183,7 @@ int RunJobs(const JobsArgs& a) {
                             f["tensor"].get<std::string>().empty() ? "" : " " + f["tensor"].get<std::string>());
     }
     t.AddRow({j.value("name", ""), e.url, j["step"].is_null() ? "-" : std::to_string(j["step"].get<int64_t>()),
-              std::to_string(j.value("clients", 0)), latest.empty() ? "none" : latest});
+              std::to_string(j.value("clients", 0)), PredictionsCell(j), latest.empty() ? "none" : latest});
   }
   if (a.json) {
     std::cout << all.dump(2) << "\n";

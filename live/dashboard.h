@@ -44,6 +44,9 @@ tr.current td{background:#eef5fb}
 </head><body>
 <header><h1 id="title">lpsim live</h1><div class="meta" id="meta">connecting...</div></header>
 <main>
+<section class="wide" id="prediction-section" hidden><h2>Prediction</h2><div id="predictions"></div>
+<p class="help">The first low-precision warning or error so far, per target, as this fp32 run is judged on it
+(lpsim check RUN --target T gives the same on the whole run); lpsim validate measures its precision, recall and lead.</p></section>
 <section class="wide" id="jobs-section"><h2>Jobs</h2>
 <p class="help">Agents polled every 2 s (add another job's URL; click a row to watch it).</p>
 <div class="controls"><input id="job-url" size="40" placeholder="http://127.0.0.1:PORT/"> <button id="job-add">add</button></div>
@@ -150,6 +153,26 @@ function renderJobs() {
       me.clients + ' stream(s)', me.streams_dropped + ' dropped', counts.reconnects + ' reconnect(s)'].join(' \u00b7 ');
     renderKnobs(me.knobs);
   }
+  renderPredictions(me);
+}
+
+// ---- predictions ----------------------------------------------------------------
+// The job's info.predictions (checks/prediction.h LivePredictions), worded
+// as lpsim check --target and the report word them.
+function renderPredictions(me) {
+  const p = me && me.info && me.info.predictions || [];
+  el('prediction-section').hidden = !p.length;
+  let h = '<ul>';
+  for (const x of p) {
+    h += '<li data-target="' + esc(x.target) + '">on ' + esc(x.target) + (x.breaks
+      ? ' the training <span class="sev sev-error">breaks</span>, first sign at step ' + x.step + ' (' + esc(x.rule) +
+        (x.tensor ? " on '" + esc(x.tensor) + "'" : '') + ')'
+      : ' no low-precision warning or error so far' + (me.step !== null ? ' (through step ' + me.step + ')' : '')) +
+      (x.records ? '' : '; its records are not judged in its formats while the job runs') +
+      (x.probed ? '' : '; judged without probes of ' + esc(x.target) + ', whose forward probes and rollouts make ' +
+        'most of the predictions lpsim validate counts') + '.</li>';
+  }
+  el('predictions').innerHTML = h + '</ul>';
 }
 
 // ---- knobs ----------------------------------------------------------------------

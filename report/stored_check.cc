@@ -5,8 +5,6 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "checks/checker.h"
 #include "report/target_rewrite.h"
 
@@ -14,11 +12,8 @@ namespace lpsim {
 
 bool ScalarJudgedOn(const ScalarRecord& s, const Target* target) {
   if (!target) return true;
-  for (const char* prefix : {"probe_loss:", "rollout_loss:"}) {
-    const std::string p = prefix;
-    if (s.name.rfind(p, 0) == 0) return s.name.compare(p.size(), std::string::npos, target->name) == 0;
-  }
-  return true;
+  const std::string probed = ProbedTargetOf(s.name);
+  return probed.empty() || probed == target->name;
 }
 
 StatusOr<std::vector<Finding>> CheckRecords(const std::vector<ScalarRecord>& scalars, const RecordSource& records,
@@ -64,15 +59,6 @@ StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const Che
                       config, target);
 }
 
-bool IsBreakSign(const Finding& f) {
-  return f.severity != Severity::kInfo && f.rule.rfind("lp_", 0) == 0 && f.rule != "lp_delayed_warmup";
-}
-
-CheckConfig LowPrecisionOnly(CheckConfig config) {
-  for (auto& [name, rule] : config.rules) rule.enabled = rule.enabled && name.rfind("lp_", 0) == 0;
-  return config;
-}
-
 StatusOr<bool> ProbedOn(const RunReader& reader, const std::string& target) {
   for (const char* kind : {"probe_loss:", "rollout_loss:"}) {
     StatusOr<std::vector<ScalarRecord>> s = reader.Scalars(kind + target);
@@ -97,16 +83,6 @@ StatusOr<BreakPrediction> PredictBreak(const RunReader& reader, const Target& ta
   StatusOr<std::vector<Finding>> found = CheckStoredRun(reader, LowPrecisionOnly(CheckConfig::Defaults()), &target);
   if (!found.ok()) return found.status();
   return PredictionFrom(*found, reader, target.name);
-}
-
-nlohmann::ordered_json PredictionJson(const BreakPrediction& p) {
-  const Finding* f = p.sign ? &*p.sign : nullptr;
-  const nlohmann::ordered_json null;
-  return {{"breaks", f != nullptr},
-          {"step", f ? nlohmann::ordered_json(f->step) : null},
-          {"rule", f ? nlohmann::ordered_json(f->rule) : null},
-          {"tensor", f ? nlohmann::ordered_json(f->tensor) : null},
-          {"probed", p.probed}};
 }
 
 }  // namespace lpsim

@@ -15,12 +15,11 @@
 
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json_fwd.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "checks/check_config.h"
+#include "checks/prediction.h"
 #include "core/records.h"
 #include "core/status.h"
 #include "core/target.h"
@@ -46,37 +45,19 @@ StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const Che
 // scalar): not the probe or rollout loss of another target.
 bool ScalarJudgedOn(const ScalarRecord& s, const Target* target);
 
-// The break prediction on a hardware target, the one `lpsim validate`
-// measures (README: precision, recall and lead per target): the training
-// breaks there when a low-precision rule (lp_*) raises a warning or an
-// error on the run judged on the target, from the first such finding's
-// step. lp_delayed_warmup is not a sign: it speaks of the recipe's first
-// steps (casts saturate while the amax history fills).
-bool IsBreakSign(const Finding& f);
-// `config` with only its lp_* rules left on: the rules a prediction reads
-// (the others cannot change it).
-CheckConfig LowPrecisionOnly(CheckConfig config);
-
 // Whether the run holds probes or rollouts of the target named `target`
 // (TrackerOptions::probe): without them the prediction rests on the
 // records alone, and lp_forward_loss and lp_rollout, which make most of
 // the predictions `lpsim validate` counts, cannot fire.
 StatusOr<bool> ProbedOn(const RunReader& reader, const std::string& target);
 
-struct BreakPrediction {
-  std::optional<Finding> sign;  // the first break sign; none: it trains as in fp32
-  bool probed = false;          // ProbedOn the target
-};
 // The prediction from the findings of the run `reader` opened judged on the
 // target named `target`, in the order the rules raised them (CheckRecords').
 StatusOr<BreakPrediction> PredictionFrom(const std::vector<Finding>& findings, const RunReader& reader,
                                          const std::string& target);
-// The prediction on `target` with the default rules.
+// The prediction on `target` with the default rules (checks/prediction.h:
+// the first break sign of the run judged on the target).
 StatusOr<BreakPrediction> PredictBreak(const RunReader& reader, const Target& target);
-// As `lpsim check --target --json`, `recommend --targets --json`, `demo
-// --json` and the HTML report carry it: {"breaks", "step", "rule", "tensor",
-// "probed"} (step, rule and tensor null when it trains as in fp32).
-nlohmann::ordered_json PredictionJson(const BreakPrediction& p);
 
 }  // namespace lpsim
 

@@ -44,10 +44,16 @@ StatusOr<std::unique_ptr<LiveWiring>> LiveWiring::Start(LiveWiringOptions opt) {
   ao.job_name = opt.job_name;
   ao.job_info = opt.job_info;
   ao.job_info["status"] = "running";
+  std::unique_ptr<LivePredictions> predictions;
+  if (!opt.target.empty() || !opt.probe_targets.empty()) {
+    predictions = std::make_unique<LivePredictions>(opt.target, opt.target_records, opt.probe_targets);
+    ao.job_info["predictions"] = predictions->Json();
+  }
   StatusOr<std::unique_ptr<live::Agent>> made = live::Agent::Start(std::move(ao));
   if (!made.ok()) return Status::Error(opt.port_name + ": " + made.status().message());
   std::unique_ptr<LiveWiring> w(new LiveWiring(std::move(opt)));
   w->agent_ = std::move(made).value();
+  w->predictions_ = std::move(predictions);
   return w;
 }
 
@@ -63,7 +69,10 @@ void LiveWiring::Hook(StepAnalyzerOptions* a) {
     a->on_record = [agent](const TensorRecord& r) { agent->Publish(r); };
   }
   a->on_scalar = [agent](const ScalarRecord& s) { agent->Publish(s); };
-  a->on_finding = [agent](const Finding& f) { agent->Publish(f); };
+  a->on_finding = [agent, predictions = predictions_.get()](const Finding& f) {
+    agent->Publish(f);
+    if (predictions && predictions->Add(f)) agent->SetJobInfo("predictions", predictions->Json());
+  };
   a->on_step_end = [agent](int64_t step) { agent->PublishStepEnd(step); };
 }
 

@@ -23,8 +23,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "analysis/step_analyzer.h"
+#include "checks/prediction.h"
 #include "core/records.h"
 #include "core/status.h"
 #include "live/agent.h"
@@ -41,6 +43,13 @@ struct LiveWiringOptions {
   std::vector<std::string> formats;       // the formats knob's first value
   std::map<Role, std::string> judge_formats;  // every formats value must keep these (TrackerOptions::judge)
   std::string port_name = "TrackerOptions.live_port";  // how an error names the port setting
+  // The break prediction so far on each target (checks/prediction.h), kept
+  // in GET /api/job's info.predictions: the run's target ("" none), whether
+  // its records are judged in the target's formats, and the probe targets.
+  // None of them: no predictions (simulate mode already runs on its target).
+  std::string target;
+  bool target_records = false;
+  std::vector<std::string> probe_targets;
 };
 
 class LiveWiring {
@@ -49,8 +58,8 @@ class LiveWiring {
   // (a port in use, a host that needs a token, ...).
   static StatusOr<std::unique_ptr<LiveWiring>> Start(LiveWiringOptions opt);
 
-  // Publishes through the analyzer's hooks; a user's on_record still runs,
-  // first.
+  // Publishes through the analyzer's hooks (a user's on_record still runs,
+  // first) and updates the predictions at each target's first break sign.
   void Hook(StepAnalyzerOptions* a);
   // The knobs every tracked job has. `every` and `paused` are the tracker's
   // own (written by ApplyPending only, on the thread that calls it);
@@ -74,6 +83,7 @@ class LiveWiring {
 
   LiveWiringOptions opt_;
   std::unique_ptr<live::Agent> agent_;
+  std::unique_ptr<LivePredictions> predictions_;  // null: no target
 };
 
 // The formats knob's check: specs parsed, at most one analyze pass of them,

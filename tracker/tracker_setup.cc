@@ -128,9 +128,27 @@ Status Tracker::Impl::Init(Tracker* owner) {
     name = dir.substr(dir.find_last_of('/') + 1);
   }
   if (rank_ == 0 && opt_.live_port >= 0) {  // before the run opens: a busy port leaves no run behind
-    StatusOr<std::unique_ptr<LiveWiring>> live = LiveWiring::Start(
-        {opt_.live_host, opt_.live_port, opt_.live_token, name, config, opt_.run_dir, opt_.formats,
-         opt_.judge.formats, opt_.live_port_name});
+    LiveWiringOptions lo;
+    lo.host = opt_.live_host;
+    lo.port = opt_.live_port;
+    lo.token = opt_.live_token;
+    lo.job_name = name;
+    lo.job_info = config;
+    lo.run_dir = opt_.run_dir;
+    lo.formats = opt_.formats;
+    lo.judge_formats = opt_.judge.formats;
+    lo.port_name = opt_.live_port_name;
+    if (target_ && !opt_.simulate) {  // a prediction from this fp32 run
+      lo.target = target_->name;
+      // The records are judged in the target's formats where it stores
+      // every role as a float (above); `lpsim check --target` judges the rest.
+      lo.target_records = true;
+      for (Role role : kSingleRoles) {
+        lo.target_records &= target_->role(ToTargetRole(role)).storage == RoleSpec::Storage::kFloat;
+      }
+    }
+    for (const ProbeTarget& p : probes_) lo.probe_targets.push_back(p.target.name);
+    StatusOr<std::unique_ptr<LiveWiring>> live = LiveWiring::Start(std::move(lo));
     if (!live.ok()) return live.status();
     live_ = std::move(live).value();
   }

@@ -2,7 +2,8 @@
 // headless Chromium (Debian's, driven by playwright-core from
 // report/web/node_modules) opens the URL it printed, checks that the loss,
 // heatmap and histogram charts render and keep updating while training
-// runs, sets a knob and sees it acknowledged, loads nothing from outside
+// runs, the break prediction on each target reads as the job says, sets a
+// knob and sees it acknowledged, loads nothing from outside
 // 127.0.0.1, and keeps a screenshot.
 //
 //   node live_browser_test.js LPSIM_BIN OUT_DIR
@@ -31,7 +32,9 @@ async function main() {
   if (t.code !== undefined) return t.code;
   const {lpsim, outDir, chromium, runDir} = t;
   // Long enough to outlast the test; killed at the end.
-  const demo = spawn(lpsim, ['demo', '--live', '--steps', '200000', '--quiet', '--run-dir', runDir],
+  // On a target with probes: the page shows the break prediction so far.
+  const demo = spawn(lpsim, ['demo', '--live', '--steps', '200000', '--quiet', '--run-dir', runDir,
+    '--target', 'fp16-npu-ftz', '--probe', 'fp16-npu-ftz,h100-fp8-current'],
     {stdio: ['ignore', 'ignore', 'pipe']});
   let stderr = '';
   demo.stderr.on('data', (d) => { stderr += d; });
@@ -83,6 +86,30 @@ async function main() {
     }
     if (data.jobs < 1) fail('the job list is empty');
     if (data.knobs < 4) fail('expected the knobs every, paused, formats and lr; got ' + data.knobs);
+
+    // The prediction on each target, as the job's info.predictions says:
+    // the run's target first (its records judged in its formats), then the
+    // other probe target (probes and rollouts only).
+    const shown = await waitFor('the prediction section', () => page.evaluate(() => {
+      if (document.getElementById('prediction-section').hidden) return null;
+      const li = [...document.querySelectorAll('#predictions li')];
+      return li.length ? li.map((x) => ({target: x.dataset.target, text: x.textContent})) : null;
+    }), 20000);
+    const said = (await page.evaluate(() => fetch('/api/job').then((r) => r.json()))).info.predictions;
+    console.log('predictions: ' + JSON.stringify(shown));
+    if (JSON.stringify(said.map((p) => p.target)) !== JSON.stringify(['fp16-npu-ftz', 'h100-fp8-current'])) {
+      fail('info.predictions names ' + JSON.stringify(said));
+    }
+    if (shown.length !== said.length) fail('the page shows ' + shown.length + ' predictions, the job has ' + said.length);
+    said.forEach((p, i) => {
+      const t = shown[i] ? shown[i].text : '';
+      if (!shown[i] || shown[i].target !== p.target || !t.startsWith('on ' + p.target + ' ')) fail('prediction ' + i + ': ' + t);
+      const want = p.breaks ? 'the training breaks, first sign at step ' + p.step + ' (' + p.rule
+        : 'no low-precision warning or error so far';
+      if (!t.includes(want)) fail('prediction on ' + p.target + ' reads "' + t + '", expected "' + want + '"');
+      if (t.includes('records are not judged') === p.records) fail('the records clause is wrong: ' + t);
+    });
+    if (!said[0].records || said[1].records) fail('only the run\'s own target has its records judged: ' + JSON.stringify(said));
 
     // A knob through the page: the demo's learning rate.
     const lrRow = page.locator('#knobs tr', {hasText: 'lr'}).first();

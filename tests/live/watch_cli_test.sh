@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # `lpsim watch` and `lpsim jobs` against a running `lpsim demo --live`, over
 # real sockets on 127.0.0.1: the URL from RUN_DIR/live.url, a bounded stream
-# of loss values as JSON, a reduced per-tensor stream, the job listing, a
-# refused query and bad flags (exit 2), a knob command seen in the finding
+# of loss values as JSON, a reduced per-tensor stream, the job listing (with
+# the break prediction of a job on a target), a refused query and bad flags (exit 2), a knob command seen in the finding
 # stream and the listing, and an agent that is gone (exit 1).
 #   watch_cli_test.sh LPSIM_BIN OUT_DIR
 set -u
 lpsim=$1
 out=$2
 rm -rf "$out" && mkdir -p "$out"
-fail() { echo "FAIL: $*" >&2; kill "$demo" 2>/dev/null; exit 1; }
+targeted=
+fail() { echo "FAIL: $*" >&2; kill "$demo" $targeted 2>/dev/null; exit 1; }
 
 "$lpsim" demo --live --steps 200000 --quiet --run-dir "$out/run" 2>"$out/demo.err" >/dev/null &
 demo=$!
@@ -41,6 +42,27 @@ grep -q '^steps [0-9]*-[0-9]* last of [0-9]*  fc1  activation  e4m3fn/delayed16 
 
 timeout 30 "$lpsim" jobs "$url" >"$out/jobs.txt" || fail "jobs failed"
 grep -q "^run " "$out/jobs.txt" || fail "the job is not listed: $(cat "$out/jobs.txt")"
+
+# A job on a target lists its break prediction so far (info.predictions);
+# the job without a target has none.
+"$lpsim" demo --live --target fp16-npu-ftz --steps 200000 --quiet --run-dir "$out/targeted" \
+  2>"$out/targeted.err" >/dev/null &
+targeted=$!
+for _ in $(seq 1 600); do
+  [ -s "$out/targeted/live.url" ] && break
+  kill -0 "$targeted" 2>/dev/null || fail "lpsim demo --live --target exited: $(cat "$out/targeted.err")"
+  sleep 0.1
+done
+url2=$(cat "$out/targeted/live.url") || fail "no live.url for the job on a target"
+timeout 30 "$lpsim" jobs "$url" "$url2" >"$out/jobs2.txt" || fail "jobs of two agents failed"
+grep -Eq "^targeted .*fp16-npu-ftz: (no sign so far|breaks at step [0-9]+ \(lp_[a-z_]+\))" "$out/jobs2.txt" ||
+  fail "the job on a target lists no prediction: $(cat "$out/jobs2.txt")"
+grep -q "^run .*fp16-npu-ftz" "$out/jobs2.txt" && fail "the job without a target lists a prediction: $(cat "$out/jobs2.txt")"
+timeout 30 "$lpsim" jobs "$url2" --json >"$out/jobs2.json" || fail "jobs --json failed"
+grep -q '"target": "fp16-npu-ftz"' "$out/jobs2.json" || fail "jobs --json lacks info.predictions: $(cat "$out/jobs2.json")"
+kill "$targeted"
+wait "$targeted" 2>/dev/null
+targeted=
 
 timeout 30 "$lpsim" watch "$url" --query '{"kind": "tensor"}' 2>"$out/bad.err"
 code=$?

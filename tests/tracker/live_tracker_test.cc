@@ -2,11 +2,13 @@
 // sockets on 127.0.0.1: the URL is announced, a client receives the records
 // of the steps as they train, the tracker's knobs (every, paused, formats)
 // change what is recorded from the step after the command and each command
-// is kept in the run, and a port in use fails before any run is opened.
+// is kept in the run, a port in use fails before any run is opened, and the
+// job keeps its break prediction on each target as the stored run gives it.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -16,6 +18,7 @@
 
 #include "live/agent.h"
 #include "live/client.h"
+#include "report/stored_check.h"
 #include "simd/analyze.h"
 #include "store/run_db.h"
 #include "tracker/live_wiring.h"
@@ -246,6 +249,65 @@ TEST(TrackerLive, KnobsChangeWhatIsRecordedAndAreKept) {
   ASSERT_EQ(every.size(), 1u);
   EXPECT_EQ(every[0].step, every_from);
   EXPECT_EQ(every[0].value, 3.0);
+  fs::remove_all(dir);
+}
+
+// With a target (not simulated), GET /api/job's info.predictions holds the
+// break prediction so far on it and on each probe target. Its loss scaled by
+// 2^-40, every gradient is far below fp16's smallest subnormal, so on
+// fp16-npu-ftz the training breaks; the run's own target reads as `lpsim
+// check RUN --target` (PredictBreak) judges the stored run. A probe target
+// that is not the run's is judged by its probes and rollouts alone.
+TEST(TrackerLive, PredictsTheBreakOnItsTargetsAsTheStoredRunIsJudged) {
+  const std::string dir = TempRunDir("predict");
+  torch::manual_seed(0);
+  Net net;
+  torch::optim::SGD optimizer(net.parameters(), torch::optim::SGDOptions(0.01));
+  const torch::Tensor x = torch::randn({4, 8});
+  Tracker* tracker = nullptr;
+  auto loss_of = [&] { return net.forward(*tracker, x).pow(2).mean() * std::ldexp(1.0, -40); };
+  TrackerOptions o = LiveOptions(dir);
+  o.target = "fp16-npu-ftz";
+  o.probe_targets = {"fp16-npu-ftz", "h100-fp8-current"};
+  o.probe_every = 2;
+  o.probe = loss_of;
+  StatusOr<std::unique_ptr<Tracker>> made = Tracker::Create(net, optimizer, o);
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  tracker = made->get();
+  const live::Endpoint e = live::ParseUrl(tracker->live_url()).value();
+  StatusOr<live::Reply> before = live::GetJson(e, "/api/job");
+  ASSERT_TRUE(before.ok());
+  for (const Json& p : before->body["info"]["predictions"]) EXPECT_FALSE(p["breaks"].get<bool>()) << p;
+  for (int step = 0; step < 8; ++step) {
+    optimizer.zero_grad();
+    torch::Tensor loss = loss_of();
+    loss.backward();
+    tracker->step(loss);
+  }
+  ASSERT_TRUE(tracker->Close().ok());
+  StatusOr<live::Reply> j = live::GetJson(e, "/api/job");
+  ASSERT_TRUE(j.ok());
+  const Json& p = j->body["info"]["predictions"];
+  ASSERT_EQ(p.size(), 2u) << p;
+  EXPECT_EQ(p[0]["target"], "fp16-npu-ftz");
+  EXPECT_TRUE(p[0]["records"].get<bool>());
+  EXPECT_TRUE(p[0]["probed"].get<bool>());
+  EXPECT_EQ(p[1]["target"], "h100-fp8-current");
+  EXPECT_FALSE(p[1]["records"].get<bool>());
+  EXPECT_TRUE(p[1]["probed"].get<bool>());
+  if (p[1]["breaks"].get<bool>()) {
+    EXPECT_EQ(ProbedTargetOf(p[1]["tensor"].get<std::string>()), "h100-fp8-current") << p[1];
+  }
+
+  StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(dir);
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  StatusOr<BreakPrediction> stored = PredictBreak(**reader, FindTarget("fp16-npu-ftz").value());
+  ASSERT_TRUE(stored.ok()) << stored.status().message();
+  ASSERT_TRUE(stored->sign.has_value()) << "the stored run does not break on fp16-npu-ftz";
+  Json live = p[0];
+  live.erase("target");
+  live.erase("records");
+  EXPECT_EQ(live, Json(PredictionJson(*stored)));
   fs::remove_all(dir);
 }
 
