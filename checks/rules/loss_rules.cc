@@ -48,7 +48,7 @@ using rules::Fmt;
 void LossRules::Add(double loss) {
   const double eps0 = p_.zero_loss.epsilon;
   sink_->Judge("zero_loss", "loss", std::fabs(loss) <= eps0, "loss",
-               "the loss is exactly " + Fmt(loss) + ". A zero loss usually means a bug in how the loss "
+               "the loss is " + Fmt(loss) + ", zero to within " + Fmt(eps0) + ". A zero loss usually means a bug in how the loss "
                "is computed (wrong operator, targets equal to outputs, a detached graph), so nothing is "
                "learned; check the loss expression.",
                {{"loss", loss}});
