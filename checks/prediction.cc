@@ -1,13 +1,14 @@
 #include "checks/prediction.h"
 
-#include <algorithm>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 namespace lpsim {
 
-bool IsBreakSign(const Finding& f) {
-  return f.severity != Severity::kInfo && f.rule.rfind("lp_", 0) == 0 && f.rule != "lp_delayed_warmup";
+bool IsBreakSign(const Finding& f, bool inference_only) {
+  return f.severity != Severity::kInfo && f.rule.rfind("lp_", 0) == 0 && f.rule != "lp_delayed_warmup" &&
+         !(inference_only && f.rule == "lp_rollout");
 }
 
 CheckConfig LowPrecisionOnly(CheckConfig config) {
@@ -34,34 +35,32 @@ nlohmann::ordered_json PredictionJson(const BreakPrediction& p) {
           {"step", f ? nlohmann::ordered_json(f->step) : null},
           {"rule", f ? nlohmann::ordered_json(f->rule) : null},
           {"tensor", f ? nlohmann::ordered_json(f->tensor) : null},
-          {"probed", p.probed}};
+          {"probed", p.probed},
+          {"inference", p.inference}};
 }
 
-LivePredictions::LivePredictions(const std::string& target, bool records, const std::vector<std::string>& probed)
-    : judged_(records ? target : "") {
-  if (!target.empty()) order_.push_back(target);
-  for (const std::string& t : probed) {
-    if (std::find(order_.begin(), order_.end(), t) == order_.end()) order_.push_back(t);
-  }
-  for (const std::string& t : order_) {
-    by_target_[t].probed = std::find(probed.begin(), probed.end(), t) != probed.end();
+LivePredictions::LivePredictions(std::vector<PredictedTarget> targets) : targets_(std::move(targets)) {
+  for (const PredictedTarget& t : targets_) {
+    if (t.records) judged_ = t.name;
+    BreakPrediction& p = by_target_[t.name];
+    p.probed = t.probed;
+    p.inference = t.inference_only;
   }
 }
 
 bool LivePredictions::Add(const Finding& f) {
-  if (!IsBreakSign(f)) return false;
   auto it = by_target_.find(SignTarget(f, judged_));
-  if (it == by_target_.end() || it->second.sign) return false;
+  if (it == by_target_.end() || it->second.sign || !IsBreakSign(f, it->second.inference)) return false;
   it->second.sign = f;
   return true;
 }
 
 nlohmann::ordered_json LivePredictions::Json() const {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  for (const std::string& t : order_) {
-    nlohmann::ordered_json one = {{"target", t}};
-    one.update(PredictionJson(by_target_.at(t)));
-    one["records"] = t == judged_;
+  for (const PredictedTarget& t : targets_) {
+    nlohmann::ordered_json one = {{"target", t.name}};
+    one.update(PredictionJson(by_target_.at(t.name)));
+    one["records"] = t.records;
     all.push_back(std::move(one));
   }
   return all;

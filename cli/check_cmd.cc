@@ -59,15 +59,19 @@ nlohmann::ordered_json FindingJson(const Finding& f) {
 
 std::string PredictionLine(const std::string& target, const BreakPrediction& p) {
   // Rule and tensor names come from the run's database: shown escaped.
-  std::string line = "on " + target + " it trains as in fp32 (no low-precision warning or error)";
+  const std::string what = p.inference ? "inference" : "the training";
+  std::string line = p.inference ? "on " + target + " (inference only) inference runs as in fp32 (no "
+                                                    "low-precision warning or error on its forward pass)"
+                                 : "on " + target + " it trains as in fp32 (no low-precision warning or error)";
   if (p.sign) {
     const std::string on = p.sign->tensor.empty() ? "" : " on '" + Printable(p.sign->tensor) + "'";
-    line = "on " + target + " the training breaks, first sign at step " + std::to_string(p.sign->step) + " (" +
-           Printable(p.sign->rule) + on + ")";
+    line = "on " + target + (p.inference ? " (inference only) " : " ") + what + " breaks, first sign at step " +
+           std::to_string(p.sign->step) + " (" + Printable(p.sign->rule) + on + ")";
   }
   if (!p.probed) {
     line += "; judged without probes of " + target + " (TrackerOptions::probe, lpsim demo --probe " + target +
-            "), whose forward probes and rollouts make most of the predictions lpsim validate counts";
+            (p.inference ? "), whose forward probes judge its inference"
+                         : "), whose forward probes and rollouts make most of the predictions lpsim validate counts");
   }
   return line;
 }
@@ -136,7 +140,7 @@ int RunCheck(const CheckArgs& a) {
   // The prediction reads the findings in the order the rules raised them.
   BreakPrediction prediction;
   if (target) {
-    StatusOr<BreakPrediction> p = PredictionFrom(findings, **reader, target_name);
+    StatusOr<BreakPrediction> p = PredictionFrom(findings, **reader, *target);
     if (!p.ok()) return PrintError("check", p.status());
     prediction = std::move(p).value();
   }

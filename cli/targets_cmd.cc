@@ -49,7 +49,9 @@ std::string RoundingName(const RoleSpec& r) {
 }
 
 std::string Detail(const Target& t) {
-  std::string out = t.name + ": " + t.description + "\n(" + t.origin + ")\n\n";
+  std::string out = t.name + ": " + t.description + "\n(" + t.origin + ")\n";
+  if (t.inference_only) out += "Inference only: its break prediction reads the forward pass alone; no rollouts.\n";
+  out += "\n";
   Table tab({{"role"}, {"storage"}, {"scaling"}, {"rounding"}, {"subnormals in/out"},
              {"saturate"}, {"max", true}, {"matmul unit"}});
   for (TargetRole role : AllTargetRoles()) {
@@ -94,8 +96,9 @@ nlohmann::ordered_json TargetJson(const Target& t) {
         {"sources", sources},
     };
   }
-  return {{"name", t.name}, {"description", t.description}, {"vendor", t.vendor},
-          {"file", t.origin}, {"roles", roles}};
+  return {{"name", t.name},         {"description", t.description},
+          {"vendor", t.vendor},     {"inference_only", t.inference_only},
+          {"file", t.origin},       {"roles", roles}};
 }
 
 std::vector<ExtraRange> TargetRanges(const Target& t) {

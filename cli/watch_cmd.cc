@@ -140,6 +140,7 @@ std::string PredictionsCell(const Json& job) {
   for (const Json& x : *p) {
     cell += cell.empty() ? "" : "; ";
     cell += Printable(x.value("target", "?")) + ": ";
+    cell += x.value("inference", false) ? "inference " : "";
     cell += x.value("breaks", false) ? fmt::format("breaks at step {} ({})", x.value("step", int64_t{0}),
                                                    Printable(x.value("rule", std::string("?"))))
                                      : std::string("no sign so far");

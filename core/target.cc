@@ -386,7 +386,7 @@ StatusOr<Target> ParseTarget(const std::string& json_text, const std::string& or
   }
   if (!j.is_object()) return c.Fail("(top)", "must be a JSON object");
   if (Status st = CheckKeys(c, j, "",
-                            {"name", "description", "vendor", "references", "defaults", "roles"});
+                            {"name", "description", "vendor", "inference_only", "references", "defaults", "roles"});
       !st.ok()) {
     return st;
   }
@@ -399,6 +399,7 @@ StatusOr<Target> ParseTarget(const std::string& json_text, const std::string& or
   }
   if (Status st = GetString(c, j, "description", "", true, &t.description); !st.ok()) return st;
   if (Status st = GetString(c, j, "vendor", "", false, &t.vendor); !st.ok()) return st;
+  if (Status st = GetBool(c, j, "inference_only", "", &t.inference_only); !st.ok()) return st;
   if (j.contains("references")) {
     if (!j["references"].is_object()) return c.Fail("references", "must be an object");
     for (auto it = j["references"].begin(); it != j["references"].end(); ++it) {

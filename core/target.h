@@ -84,6 +84,11 @@ struct Target {
   std::string description;
   std::string vendor;
   std::string origin;  // the file it came from
+  // Runs inference only ("inference_only": true): no training happens on
+  // it, so the break prediction reads its forward pass alone (probes and
+  // the records of the roles it stores), never rollouts (which the tracker
+  // skips on it), and `lpsim validate` does not train on it.
+  bool inference_only = false;
   // Named references the role sources may point to ("te": "NVIDIA
   // Transformer Engine ..."); a role source is one of these keys, "assumed"
   // or a citation of its own.

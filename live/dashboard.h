@@ -164,13 +164,14 @@ function renderPredictions(me) {
   el('prediction-section').hidden = !p.length;
   let h = '<ul>';
   for (const x of p) {
-    h += '<li data-target="' + esc(x.target) + '">on ' + esc(x.target) + (x.breaks
-      ? ' the training <span class="sev sev-error">breaks</span>, first sign at step ' + x.step + ' (' + esc(x.rule) +
-        (x.tensor ? " on '" + esc(x.tensor) + "'" : '') + ')'
+    h += '<li data-target="' + esc(x.target) + '">on ' + esc(x.target) + (x.inference ? ' (inference only)' : '') + (x.breaks
+      ? (x.inference ? ' inference' : ' the training') + ' <span class="sev sev-error">breaks</span>, first sign at step ' +
+        x.step + ' (' + esc(x.rule) + (x.tensor ? " on '" + esc(x.tensor) + "'" : '') + ')'
       : ' no low-precision warning or error so far' + (me.step !== null ? ' (through step ' + me.step + ')' : '')) +
       (x.records ? '' : '; its records are not judged in its formats while the job runs') +
-      (x.probed ? '' : '; judged without probes of ' + esc(x.target) + ', whose forward probes and rollouts make ' +
-        'most of the predictions lpsim validate counts') + '.</li>';
+      (x.probed ? '' : '; judged without probes of ' + esc(x.target) + (x.inference
+        ? ', whose forward probes judge its inference'
+        : ', whose forward probes and rollouts make most of the predictions lpsim validate counts')) + '.</li>';
   }
   el('predictions').innerHTML = h + '</ul>';
 }

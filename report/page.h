@@ -262,12 +262,14 @@ function renderPredictions() {
   if (!p.length) return;
   let h = '<ul class="predictions">';
   p.forEach((x) => {
-    h += '<li><b>Prediction</b>: on ' + esc(x.target) + (x.breaks
-      ? ' the training <span class="sev sev-error">breaks</span>, first sign at step ' + x.step + ' (' + esc(x.rule) +
-        (x.tensor ? " on '" + esc(x.tensor) + "'" : '') + ')'
-      : ' it trains as in fp32 (no low-precision warning or error)') +
-      (x.probed ? '' : '; judged without probes of ' + esc(x.target) + ', whose forward probes and rollouts make ' +
-        'most of the predictions lpsim validate counts') + '.</li>';
+    h += '<li><b>Prediction</b>: on ' + esc(x.target) + (x.inference ? ' (inference only)' : '') + (x.breaks
+      ? (x.inference ? ' inference' : ' the training') + ' <span class="sev sev-error">breaks</span>, first sign at step ' +
+        x.step + ' (' + esc(x.rule) + (x.tensor ? " on '" + esc(x.tensor) + "'" : '') + ')'
+      : x.inference ? ' inference runs as in fp32 (no low-precision warning or error on its forward pass)'
+        : ' it trains as in fp32 (no low-precision warning or error)') +
+      (x.probed ? '' : '; judged without probes of ' + esc(x.target) + (x.inference
+        ? ', whose forward probes judge its inference'
+        : ', whose forward probes and rollouts make most of the predictions lpsim validate counts')) + '.</li>';
   });
   el('predictions').innerHTML = h + '</ul><p class="help">The first low-precision warning or error of this run ' +
     'judged as each target stores its tensors; lpsim validate measures its precision, recall and lead per target.</p>';

@@ -69,12 +69,14 @@ StatusOr<bool> ProbedOn(const RunReader& reader, const std::string& target) {
 }
 
 StatusOr<BreakPrediction> PredictionFrom(const std::vector<Finding>& findings, const RunReader& reader,
-                                         const std::string& target) {
-  StatusOr<bool> probed = ProbedOn(reader, target);
+                                         const Target& target) {
+  StatusOr<bool> probed = ProbedOn(reader, target.name);
   if (!probed.ok()) return probed.status();
   BreakPrediction p;
   p.probed = *probed;
-  auto first = std::find_if(findings.begin(), findings.end(), IsBreakSign);
+  p.inference = target.inference_only;
+  auto first = std::find_if(findings.begin(), findings.end(),
+                            [&](const Finding& f) { return IsBreakSign(f, target.inference_only); });
   if (first != findings.end()) p.sign = *first;
   return p;
 }
@@ -82,7 +84,7 @@ StatusOr<BreakPrediction> PredictionFrom(const std::vector<Finding>& findings, c
 StatusOr<BreakPrediction> PredictBreak(const RunReader& reader, const Target& target) {
   StatusOr<std::vector<Finding>> found = CheckStoredRun(reader, LowPrecisionOnly(CheckConfig::Defaults()), &target);
   if (!found.ok()) return found.status();
-  return PredictionFrom(*found, reader, target.name);
+  return PredictionFrom(*found, reader, target);
 }
 
 }  // namespace lpsim

@@ -51,10 +51,10 @@ bool ScalarJudgedOn(const ScalarRecord& s, const Target* target);
 // the predictions `lpsim validate` counts, cannot fire.
 StatusOr<bool> ProbedOn(const RunReader& reader, const std::string& target);
 
-// The prediction from the findings of the run `reader` opened judged on the
-// target named `target`, in the order the rules raised them (CheckRecords').
+// The prediction from the findings of the run `reader` opened judged on
+// `target`, in the order the rules raised them (CheckRecords').
 StatusOr<BreakPrediction> PredictionFrom(const std::vector<Finding>& findings, const RunReader& reader,
-                                         const std::string& target);
+                                         const Target& target);
 // The prediction on `target` with the default rules (checks/prediction.h:
 // the first break sign of the run judged on the target).
 StatusOr<BreakPrediction> PredictBreak(const RunReader& reader, const Target& target);

@@ -45,8 +45,8 @@ StatusOr<std::unique_ptr<LiveWiring>> LiveWiring::Start(LiveWiringOptions opt) {
   ao.job_info = opt.job_info;
   ao.job_info["status"] = "running";
   std::unique_ptr<LivePredictions> predictions;
-  if (!opt.target.empty() || !opt.probe_targets.empty()) {
-    predictions = std::make_unique<LivePredictions>(opt.target, opt.target_records, opt.probe_targets);
+  if (!opt.predict.empty()) {
+    predictions = std::make_unique<LivePredictions>(opt.predict);
     ao.job_info["predictions"] = predictions->Json();
   }
   StatusOr<std::unique_ptr<live::Agent>> made = live::Agent::Start(std::move(ao));

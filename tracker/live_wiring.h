@@ -43,13 +43,10 @@ struct LiveWiringOptions {
   std::vector<std::string> formats;       // the formats knob's first value
   std::map<Role, std::string> judge_formats;  // every formats value must keep these (TrackerOptions::judge)
   std::string port_name = "TrackerOptions.live_port";  // how an error names the port setting
-  // The break prediction so far on each target (checks/prediction.h), kept
-  // in GET /api/job's info.predictions: the run's target ("" none), whether
-  // its records are judged in the target's formats, and the probe targets.
-  // None of them: no predictions (simulate mode already runs on its target).
-  std::string target;
-  bool target_records = false;
-  std::vector<std::string> probe_targets;
+  // The targets to keep the break prediction so far on (checks/prediction.h),
+  // in GET /api/job's info.predictions: the run's target, then the probe
+  // targets. None: no predictions (simulate mode already runs on its target).
+  std::vector<PredictedTarget> predict;
 };
 
 class LiveWiring {

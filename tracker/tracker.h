@@ -156,7 +156,8 @@ struct TrackerOptions {
   // on this step's batch (probe's loss times probe_loss_scale, the
   // training's static loss scale, backpropagated; the optimizer's step()
   // at this step's learning rate), once in fp32 and once per probe target
-  // as simulate mode trains on it: weights, activations at taps, their
+  // that trains (none on an inference-only one, Target::inference_only; no
+  // rollout at all when every probe target is one) as simulate mode trains on it: weights, activations at taps, their
   // gradients, weight gradients, optimizer state and master weights as the
   // target stores them, an update whose cast gradients are not finite
   // skipped. Then probe's loss at the weights reached becomes the scalars

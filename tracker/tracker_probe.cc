@@ -130,6 +130,7 @@ void Tracker::Impl::Rollout() {
     for (const auto& [key, s] : state) bytes.push_back({key, s.get(), Serialize(*s)});
     std::vector<std::pair<std::string, double>> losses = {{"rollout_loss", RolloutOn(nullptr, weights, bytes)}};
     for (ProbeTarget& t : probes_) {
+      if (t.target.inference_only) continue;  // no training happens there
       // On copies of the target's casts: the probes' histories go on as if
       // no rollout had run.
       ProbeTarget copy{t.target, {}};

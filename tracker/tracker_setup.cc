@@ -138,16 +138,22 @@ Status Tracker::Impl::Init(Tracker* owner) {
     lo.formats = opt_.formats;
     lo.judge_formats = opt_.judge.formats;
     lo.port_name = opt_.live_port_name;
-    if (target_ && !opt_.simulate) {  // a prediction from this fp32 run
-      lo.target = target_->name;
-      // The records are judged in the target's formats where it stores
-      // every role as a float (above); `lpsim check --target` judges the rest.
-      lo.target_records = true;
-      for (Role role : kSingleRoles) {
-        lo.target_records &= target_->role(ToTargetRole(role)).storage == RoleSpec::Storage::kFloat;
+    // The predictions from this fp32 run (simulate mode runs on its target):
+    // the run's target, its records judged in the target's formats where it
+    // stores every role as a float (above; `lpsim check --target` judges the
+    // rest), then the probe targets.
+    if (target_ && !opt_.simulate) {
+      PredictedTarget t{target_->name, true, false, target_->inference_only};
+      for (Role role : kSingleRoles) t.records &= target_->role(ToTargetRole(role)).storage == RoleSpec::Storage::kFloat;
+      lo.predict.push_back(t);
+    }
+    for (const ProbeTarget& p : probes_) {
+      if (!lo.predict.empty() && lo.predict.front().name == p.target.name) {
+        lo.predict.front().probed = true;
+      } else {
+        lo.predict.push_back({p.target.name, false, true, p.target.inference_only});
       }
     }
-    for (const ProbeTarget& p : probes_) lo.probe_targets.push_back(p.target.name);
     StatusOr<std::unique_ptr<LiveWiring>> live = LiveWiring::Start(std::move(lo));
     if (!live.ok()) return live.status();
     live_ = std::move(live).value();

@@ -163,10 +163,6 @@ int g_fp32_seeds = 3;  // --fp32-seeds (1: the tracked run alone)
 // false alarm nor a hit (docs/checks.md).
 int g_sim_seeds = 3;  // --sim-seeds (1: seed kSeed alone)
 
-// Targets that train: int8-npu is inference only (its gradients stay fp32 on
-// the host), so it has nothing to validate here.
-const std::set<std::string> kInferenceOnly = {"int8-npu"};
-
 std::string g_root = "/tmp/lpsim_validation";
 
 // The rules' configuration for the predictions (--rules FILE, the JSON of
@@ -613,13 +609,20 @@ int Main(int argc, char** argv) {
   if (want_targets.empty()) {
     lpsim::StatusOr<std::vector<lpsim::Target>> b = lpsim::BuiltinTargets();
     if (!b.ok()) return Usage(b.status().message().c_str());
+    // Targets that train: an inference-only one (int8-npu: its gradients
+    // stay fp32 on the host) has no training to validate.
     for (lpsim::Target& t : *b) {
-      if (!kInferenceOnly.count(t.name)) targets.push_back(std::move(t));
+      if (!t.inference_only) targets.push_back(std::move(t));
     }
   } else {
     for (const std::string& n : want_targets) {
       lpsim::StatusOr<lpsim::Target> t = lpsim::FindTarget(n);
       if (!t.ok()) return Usage(("--targets: " + t.status().message()).c_str());
+      if (t->inference_only) {
+        return Usage(("--targets: " + t->name + " runs inference only (inference_only in " + t->origin +
+                      "): there is no training on it to validate; name targets that train")
+                         .c_str());
+      }
       targets.push_back(std::move(t).value());
     }
   }

@@ -45,40 +45,54 @@ TEST(Prediction, LowPrecisionOnlyLeavesTheLpRulesOn) {
   }
 }
 
-// The run's target first, then the probe targets not already listed; each
-// keeps its first sign; a record's sign goes to the run's target only when
-// its records are judged in the target's formats.
+// Each target keeps its first sign; a record's sign goes to the target whose
+// records are judged; an inference-only target takes no rollout sign.
 TEST(Prediction, LiveKeepsTheFirstSignPerTarget) {
-  LivePredictions live("fp16-npu-ftz", true, {"h100-fp8-current", "fp16-npu-ftz"});
+  LivePredictions live({{"fp16-npu-ftz", true, true, false},
+                        {"h100-fp8-current", false, true, false},
+                        {"int8-npu", false, true, true}});
   nlohmann::json j = live.Json();
-  ASSERT_EQ(j.size(), 2u);
+  ASSERT_EQ(j.size(), 3u);
   EXPECT_EQ(j[0]["target"], "fp16-npu-ftz");
   EXPECT_EQ(j[1]["target"], "h100-fp8-current");
   for (const auto& p : j) EXPECT_FALSE(p["breaks"].get<bool>());
   EXPECT_TRUE(j[0]["records"].get<bool>());
   EXPECT_FALSE(j[1]["records"].get<bool>());
   EXPECT_TRUE(j[0]["probed"].get<bool>());
+  EXPECT_FALSE(j[0]["inference"].get<bool>());
+  EXPECT_TRUE(j[2]["inference"].get<bool>());
 
   EXPECT_FALSE(live.Add(Make("vanishing_gradient", Severity::kWarning, 0, "fc1")));
   EXPECT_FALSE(live.Add(Make("lp_delayed_warmup", Severity::kWarning, 0, "")));
   EXPECT_FALSE(live.Add(Make("lp_rollout", Severity::kWarning, 4, "rollout_loss:mi300-fp8")));  // not predicted on
+  EXPECT_FALSE(live.Add(Make("lp_rollout", Severity::kWarning, 4, "rollout_loss:int8-npu")));   // inference only
   EXPECT_TRUE(live.Add(Make("lp_underflow", Severity::kWarning, 5, "fc2")));
   EXPECT_FALSE(live.Add(Make("lp_overflow", Severity::kError, 6, "fc1")));  // not the first
   EXPECT_TRUE(live.Add(Make("lp_forward_loss", Severity::kWarning, 8, "probe_loss:h100-fp8-current")));
+  EXPECT_TRUE(live.Add(Make("lp_forward_loss", Severity::kWarning, 9, "probe_loss:int8-npu")));
   j = live.Json();
   EXPECT_EQ(j[0]["step"], 5);
   EXPECT_EQ(j[0]["rule"], "lp_underflow");
   EXPECT_EQ(j[0]["tensor"], "fc2");
   EXPECT_EQ(j[1]["step"], 8);
   EXPECT_EQ(j[1]["rule"], "lp_forward_loss");
+  EXPECT_EQ(j[2]["step"], 9);
 
   // Records not judged on the target (a block-fp target, live): its
   // prediction waits for its probes.
-  LivePredictions probes_only("tenstorrent-bfp8", false, {});
+  LivePredictions probes_only({{"tenstorrent-bfp8", false, false, false}});
   EXPECT_FALSE(probes_only.empty());
   EXPECT_FALSE(probes_only.Add(Make("lp_underflow", Severity::kWarning, 0, "fc1")));
   EXPECT_FALSE(probes_only.Json()[0]["probed"].get<bool>());
-  EXPECT_TRUE(LivePredictions("", false, {}).empty());
+  EXPECT_TRUE(LivePredictions({}).empty());
+}
+
+TEST(Prediction, AnInferenceOnlyTargetTakesNoRolloutSign) {
+  const Finding rollout = Make("lp_rollout", Severity::kWarning, 16, "rollout_loss:int8-npu");
+  EXPECT_TRUE(IsBreakSign(rollout));
+  EXPECT_FALSE(IsBreakSign(rollout, /*inference_only=*/true));
+  EXPECT_TRUE(IsBreakSign(Make("lp_forward_loss", Severity::kWarning, 16, "probe_loss:int8-npu"), true));
+  EXPECT_TRUE(IsBreakSign(Make("lp_overflow", Severity::kError, 2, "fc1"), true));
 }
 
 }  // namespace

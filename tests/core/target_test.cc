@@ -70,6 +70,9 @@ TEST(Target, BuiltinSemanticsPerRole) {
   EXPECT_NE(h.Source(TargetRole::kActivation, "format").find("Transformer Engine"),
             std::string::npos);
   EXPECT_EQ(Get("h100-fp8-current").role(TargetRole::kWeight).scaling.kind, Kind::kCurrent);
+  // Only the int8 NPU runs inference only; a file without the field trains.
+  EXPECT_TRUE(Get("int8-npu").inference_only);
+  EXPECT_FALSE(h.inference_only);
 
   const Target nv = Get("b200-nvfp4");
   const RoleSpec& nw = nv.role(TargetRole::kWeight);
@@ -134,8 +137,10 @@ std::string Minimal(const std::string& weight_role) {
 }
 
 TEST(Target, BadInputNamesTheField) {
-  ASSERT_TRUE(ParseTarget(Minimal(R"({"format": "e4m3fn", "scaling": "mx",
-      "sources": {"format": "x", "scaling": "y"}})"), "t.json").ok());
+  StatusOr<Target> ok = ParseTarget(Minimal(R"({"format": "e4m3fn", "scaling": "mx",
+      "sources": {"format": "x", "scaling": "y"}})"), "t.json");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_FALSE(ok->inference_only);  // without the field a target trains
   struct Case {
     std::string json;
     std::string field;
@@ -197,6 +202,8 @@ TEST(Target, BadInputNamesTheField) {
       {R"({"name": "t", "description": "d", "roles": {"gradient": {}}})",
        "roles.gradient: unknown role"},
       {R"({"name": "T!", "description": "d", "roles": {}})", "t.json: name: must be lower-case"},
+      {R"({"name": "t", "description": "d", "inference_only": "yes", "roles": {}})",
+       "t.json: inference_only: must be true or false"},
   };
   for (const Case& c : cases) {
     StatusOr<Target> t = ParseTarget(c.json, "t.json");

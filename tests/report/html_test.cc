@@ -91,7 +91,7 @@ TEST(HtmlReportTest, CarriesThePredictionOnEachTarget) {
   TempRun run(6);
   auto reader = RunReader::Open(run.dir()).value();
   ReportOptions o;
-  for (const char* name : {"b200-nvfp4", "fp16-npu-ftz"}) {
+  for (const char* name : {"b200-nvfp4", "fp16-npu-ftz", "int8-npu"}) {
     o.predictions.emplace_back(name, PredictBreak(*reader, FindTarget(name).value()).value());
   }
   StatusOr<std::string> html = RenderReport(*reader, o);
@@ -103,7 +103,8 @@ TEST(HtmlReportTest, CarriesThePredictionOnEachTarget) {
     expected += std::string(expected.empty() ? "" : ",") + "{\"target\":\"" + name + "\",\"breaks\":" +
                 (p.sign ? "true" : "false") + ",\"step\":" + step + ",\"rule\":" +
                 (p.sign ? "\"" + p.sign->rule + "\"" : "null") + ",\"tensor\":" +
-                (p.sign ? "\"" + p.sign->tensor + "\"" : "null") + ",\"probed\":false}";
+                (p.sign ? "\"" + p.sign->tensor + "\"" : "null") + ",\"probed\":false,\"inference\":" +
+                (name == "int8-npu" ? "true" : "false") + "}";
   }
   EXPECT_NE(html->find("\"predictions\":[" + expected + "]"), std::string::npos) << expected;
   EXPECT_NE(Render(run).find("\"predictions\":[]"), std::string::npos);

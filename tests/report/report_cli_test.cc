@@ -173,6 +173,50 @@ TEST_F(ReportCliTest, RecommendAndCheckPredictPerTarget) {
   EXPECT_FALSE(nlohmann::json::parse(r.out).contains("prediction")) << r.out;
 }
 
+// On an inference-only target (int8-npu) the prediction reads the forward
+// pass alone: a run whose rollouts on the target lose everything while its
+// forward probes cost nothing breaks on a target that trains and runs as in
+// fp32 for inference.
+TEST_F(ReportCliTest, AnInferenceOnlyTargetIsJudgedByItsForwardPass) {
+  for (const std::string target : {"int8-npu", "h100-fp8-current"}) {
+    SCOPED_TRACE(target);
+    const std::string run = dir_ + "/probed_" + target;
+    auto w = RunWriter::Open(run, "cli", "{}").value();
+    for (int s = 0; s < 64; ++s) {
+      const double loss = 2 * std::exp(-s / 10.0);
+      EXPECT_TRUE(w->Add(ScalarRecord{s, "loss", loss}).ok());
+      if (s % 8 == 0) {
+        EXPECT_TRUE(w->Add(ScalarRecord{s, "probe_loss", loss}).ok());
+        EXPECT_TRUE(w->Add(ScalarRecord{s, "probe_loss:" + target, loss}).ok());
+      }
+      if (s % 16 == 0) {
+        EXPECT_TRUE(w->Add(ScalarRecord{s, "rollout_loss", loss / 2}).ok());
+        EXPECT_TRUE(w->Add(ScalarRecord{s, "rollout_loss:" + target, loss * 3}).ok());
+      }
+      EXPECT_TRUE(w->EndStep(s).ok());
+    }
+    EXPECT_TRUE(w->Close(Status()).ok());
+    Result r = Lpsim("check " + run + " --target " + target + " --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    const nlohmann::json p = nlohmann::json::parse(r.out)["prediction"];
+    EXPECT_EQ(p["probed"], true);
+    if (target == "int8-npu") {
+      EXPECT_EQ(p["inference"], true);
+      EXPECT_EQ(p["breaks"], false) << p;
+      r = Lpsim("check " + run + " --target " + target);
+      EXPECT_EQ(r.out.rfind("Prediction: on int8-npu (inference only) inference runs as in fp32 (no low-precision "
+                            "warning or error on its forward pass).",
+                            0),
+                0u)
+          << r.out;
+    } else {
+      EXPECT_EQ(p["inference"], false);
+      EXPECT_EQ(p["breaks"], true);
+      EXPECT_EQ(p["rule"], "lp_rollout");
+    }
+  }
+}
+
 // A target's ranges go on the histograms of the roles it stores in floats.
 TEST_F(ReportCliTest, ReportDrawsATargetsRanges) {
   const std::string run = WriteRun();

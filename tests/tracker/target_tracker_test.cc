@@ -251,8 +251,9 @@ TEST_F(TargetTracker, ProbeIsSimulateModesForwardPass) {
 // master weights, on the same batch), bit for bit: its loss after K steps
 // is simulate mode's loss at step K; the fp32 rollout's is fp32's.
 TEST_F(TargetTracker, RolloutIsSimulateModesTraining) {
-  const std::vector<std::string> targets = {"h100-fp8-delayed", "b200-nvfp4", "int8-npu", "tenstorrent-bfp4",
-                                            "fp16-npu-ftz", "bf16-accelerator"};
+  // int8-npu, inference only, is not rolled out (below).
+  const std::vector<std::string> targets = {"h100-fp8-delayed", "b200-nvfp4", "tenstorrent-bfp4", "fp16-npu-ftz",
+                                            "bf16-accelerator"};
   constexpr int kSteps = 3;
   const torch::Tensor x = torch::randn({16, 8}) * 3, y = torch::randn({16, 4});
   // Loss at step kSteps of training on (x, y): simulate mode on `target`,
@@ -420,6 +421,48 @@ TEST_F(TargetTracker, RolloutThatThrowsLeavesTheRunAsItFound) {
   const std::vector<torch::Tensor> after = snapshot();
   ASSERT_EQ(before.size(), after.size());
   for (size_t i = 0; i < before.size(); ++i) EXPECT_TRUE(torch::equal(before[i], after[i])) << "tensor " << i;
+}
+
+// An inference-only target (int8-npu) is probed but never rolled out: no
+// training happens on it. Beside one that trains, only that one rolls out;
+// alone, no rollout runs at all (not even fp32's).
+TEST_F(TargetTracker, InferenceOnlyTargetsAreProbedNotRolledOut) {
+  for (const std::vector<std::string>& targets :
+       {std::vector<std::string>{"int8-npu", "h100-fp8-current"}, std::vector<std::string>{"int8-npu"}}) {
+    torch::manual_seed(5);
+    Net net;
+    torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.05));
+    TrackerOptions o;
+    o.run_dir = TempRunDir("inference_only_" + std::to_string(targets.size()));
+    o.probe_targets = targets;
+    o.probe_every = 1;
+    o.probe_rollout = 2;
+    o.probe_rollout_every = 1;
+    const torch::Tensor x = torch::randn({16, 8}), y = torch::randn({16, 4});
+    Tracker* tracker = nullptr;
+    o.probe = [&] { return torch::mse_loss(net.forward(*tracker, x), y); };
+    {
+      Tracker t(net, opt, o);
+      tracker = &t;
+      for (int step = 0; step < 3; ++step) {
+        opt.zero_grad();
+        torch::Tensor loss = torch::mse_loss(net.forward(t, x), y);
+        loss.backward();
+        t.step(loss);
+      }
+    }
+    const auto probes = ScalarsOf(o.run_dir, "probe_loss");
+    EXPECT_EQ(probes.at("probe_loss:int8-npu").size(), 3u);
+    const auto rollouts = ScalarsOf(o.run_dir, "rollout_loss");
+    EXPECT_EQ(rollouts.count("rollout_loss:int8-npu"), 0u);
+    if (targets.size() == 2) {
+      EXPECT_EQ(rollouts.at("rollout_loss:h100-fp8-current").size(), 3u);
+      EXPECT_EQ(rollouts.at("rollout_loss").size(), 3u);
+    } else {
+      EXPECT_TRUE(rollouts.empty()) << rollouts.begin()->first;
+    }
+    std::filesystem::remove_all(o.run_dir);
+  }
 }
 
 TEST_F(TargetTracker, BadProbeSettingsFailAtConstruction) {

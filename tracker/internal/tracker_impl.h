@@ -126,13 +126,16 @@ class Tracker::Impl {
   // Whether this step is probed (TrackerOptions::probe, probe_every).
   bool ProbeStep() const { return !probes_.empty() && step_ % opt_.probe_every == 0; }
   bool RolloutStep() const {
-    return !probes_.empty() && opt_.probe_rollout > 0 && step_ % opt_.probe_rollout_every == 0;
+    bool trains = false;  // an inference-only target has no rollout
+    for (const ProbeTarget& p : probes_) trains |= !p.target.inference_only;
+    return trains && opt_.probe_rollout > 0 && step_ % opt_.probe_rollout_every == 0;
   }
   // TrackerOptions::probe at this step: the losses as is and on each probe
   // target, as scalars (tracker_probe.cc).
   void Probe();
   // TrackerOptions::probe_rollout at this step: the losses after training
-  // probe_rollout steps from here, in fp32 and on each probe target, as
+  // probe_rollout steps from here, in fp32 and on each probe target that
+  // trains (not Target::inference_only), as
   // scalars (tracker_probe.cc).
   void Rollout();
   // An optimizer state kept aside by Rollout: its key, the object (for its
