@@ -179,11 +179,13 @@ int RunJobs(const JobsArgs& a) {
     int shown = 0;
     for (const Json& f : j["findings"]) {
       if (shown++ == 3) break;
-      latest += fmt::format("{}[{}] step {} {}{}", latest.empty() ? "" : "; ", f["severity"].get<std::string>(),
-                            f["step"].get<int64_t>(), f["rule"].get<std::string>(),
-                            f["tensor"].get<std::string>().empty() ? "" : " " + f["tensor"].get<std::string>());
+      // An agent's strings are shown escaped (core/printable.h).
+      latest += fmt::format("{}[{}] step {} {}{}", latest.empty() ? "" : "; ",
+                            Printable(f.value("severity", std::string("?"))), f.value("step", int64_t{0}),
+                            Printable(f.value("rule", std::string("?"))),
+                            f.value("tensor", std::string()).empty() ? "" : " " + Printable(f["tensor"].get<std::string>()));
     }
-    t.AddRow({j.value("name", ""), e.url, j["step"].is_null() ? "-" : std::to_string(j["step"].get<int64_t>()),
+    t.AddRow({Printable(j.value("name", "")), e.url, j["step"].is_null() ? "-" : std::to_string(j["step"].get<int64_t>()),
               std::to_string(j.value("clients", 0)), PredictionsCell(j), latest.empty() ? "none" : latest});
   }
   if (a.json) {
