@@ -12,14 +12,20 @@ rm -rf "$out" && mkdir -p "$out"
 targeted=
 fail() { echo "FAIL: $*" >&2; kill "$demo" $targeted 2>/dev/null; exit 1; }
 
-"$lpsim" demo --live --steps 200000 --quiet --run-dir "$out/run" 2>"$out/demo.err" >/dev/null &
+# The URL a job started in the background announces: waits for RUN_DIR's
+# live.url (up to a minute) while the job (PID) lives.
+job_url() {  # RUN_DIR PID
+  for _ in $(seq 1 600); do
+    [ -s "$1/live.url" ] && break
+    kill -0 "$2" 2>/dev/null || fail "lpsim demo --live ($1) exited: $(cat "$1.err")"
+    sleep 0.1
+  done
+  cat "$1/live.url" || fail "no live.url in $1"
+}
+
+"$lpsim" demo --live --steps 200000 --quiet --run-dir "$out/run" 2>"$out/run.err" >/dev/null &
 demo=$!
-for _ in $(seq 1 600); do
-  [ -s "$out/run/live.url" ] && break
-  kill -0 "$demo" 2>/dev/null || fail "lpsim demo --live exited: $(cat "$out/demo.err")"
-  sleep 0.1
-done
-url=$(cat "$out/run/live.url") || fail "no live.url"
+url=$(job_url "$out/run" $demo) || exit 1
 echo "agent at $url"
 
 # A second job on the same port: exit 2, the flag named, no run left behind.
@@ -48,12 +54,7 @@ grep -q "^run " "$out/jobs.txt" || fail "the job is not listed: $(cat "$out/jobs
 "$lpsim" demo --live --target fp16-npu-ftz --steps 200000 --quiet --run-dir "$out/targeted" \
   2>"$out/targeted.err" >/dev/null &
 targeted=$!
-for _ in $(seq 1 600); do
-  [ -s "$out/targeted/live.url" ] && break
-  kill -0 "$targeted" 2>/dev/null || fail "lpsim demo --live --target exited: $(cat "$out/targeted.err")"
-  sleep 0.1
-done
-url2=$(cat "$out/targeted/live.url") || fail "no live.url for the job on a target"
+url2=$(job_url "$out/targeted" $targeted) || exit 1
 timeout 30 "$lpsim" jobs "$url" "$url2" >"$out/jobs2.txt" || fail "jobs of two agents failed"
 grep -Eq "^targeted .*fp16-npu-ftz: (no sign so far|breaks at step [0-9]+ \(lp_[a-z_]+\))" "$out/jobs2.txt" ||
   fail "the job on a target lists no prediction: $(cat "$out/jobs2.txt")"
