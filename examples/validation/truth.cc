@@ -1,7 +1,9 @@
 #include "examples/validation/truth.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 
 #include <boost/math/distributions/binomial.hpp>
 
@@ -111,6 +113,31 @@ Interval ProportionInterval(int k, int n) {
   using Binomial = boost::math::binomial_distribution<double>;
   constexpr double kTail = 0.025;
   return {Binomial::find_lower_bound_on_p(n, k, kTail), Binomial::find_upper_bound_on_p(n, k, kTail)};
+}
+
+PrecisionRecallIntervals ClusterBootstrapIntervals(const std::vector<ClusterCounts>& clusters, int resamples,
+                                                   uint64_t seed) {
+  const Interval none{NAN, NAN};
+  if (clusters.empty() || resamples < 1) return {none, none};
+  std::mt19937_64 rng(seed);
+  std::vector<double> precision, recall;
+  for (int b = 0; b < resamples; ++b) {
+    ClusterCounts sum;
+    for (size_t i = 0; i < clusters.size(); ++i) {
+      const ClusterCounts& c = clusters[rng() % clusters.size()];
+      sum.tp += c.tp, sum.fp += c.fp, sum.fn += c.fn;
+    }
+    if (sum.tp + sum.fp > 0) precision.push_back(double(sum.tp) / (sum.tp + sum.fp));
+    if (sum.tp + sum.fn > 0) recall.push_back(double(sum.tp) / (sum.tp + sum.fn));
+  }
+  // The 2.5% and 97.5% quantiles (nearest rank).
+  auto interval = [](std::vector<double> v) {
+    if (v.empty()) return Interval{NAN, NAN};
+    std::sort(v.begin(), v.end());
+    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(std::ceil(q * v.size())) - 1)]; };
+    return Interval{at(0.025), at(0.975)};
+  };
+  return {interval(std::move(precision)), interval(std::move(recall))};
 }
 
 }  // namespace lpsim::validation

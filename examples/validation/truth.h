@@ -88,6 +88,26 @@ struct Interval {
 };
 Interval ProportionInterval(int k, int n);
 
+// The cells of one cluster: a program's cells on every target, which share
+// the program (a breaker planted in it, its loss curve) and are not
+// independent draws.
+struct ClusterCounts {
+  int tp = 0, fp = 0, fn = 0;
+};
+struct PrecisionRecallIntervals {
+  Interval precision, recall;
+};
+// 95% intervals of the pooled precision and recall over cells that come in
+// clusters: the percentile bootstrap over clusters (the clusters drawn with
+// replacement `resamples` times, each draw's pooled precision and recall;
+// the 2.5% and 97.5% quantiles of those, draws without a prediction or a
+// break left out). Treating correlated cells as independent (Clopper-Pearson
+// on the pooled counts) gives intervals too narrow; this one is as wide as
+// the clusters vary. Deterministic: the draws come from a fixed-seed
+// mt19937_64, so one input gives one interval. {NaN, NaN} without clusters.
+PrecisionRecallIntervals ClusterBootstrapIntervals(const std::vector<ClusterCounts>& clusters, int resamples = 4000,
+                                                   uint64_t seed = 1);
+
 }  // namespace lpsim::validation
 
 #endif  // LPSIM_EXAMPLES_VALIDATION_TRUTH_H_

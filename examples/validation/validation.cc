@@ -439,16 +439,26 @@ struct Cell {
 struct Tally {
   int tp = 0, fp = 0, fn = 0, tn = 0;
   std::vector<double> leads;
+  // Pooled over targets: a program's cells are one cluster and the
+  // intervals are ClusterBootstrapIntervals'; else (one target) each cell
+  // is a program of its own and they are Clopper-Pearson's.
+  bool pooled = false;
+  std::map<std::string, ClusterCounts> by_program;
   void Add(const Cell& c) {
-    if (c.pred.fires && c.truth.broken) ++tp, leads.push_back(double(c.truth.step - c.pred.step));
-    if (c.pred.fires && !c.truth.broken) ++fp;
-    if (!c.pred.fires && c.truth.broken) ++fn;
+    ClusterCounts& p = by_program[c.program];
+    if (c.pred.fires && c.truth.broken) ++tp, ++p.tp, leads.push_back(double(c.truth.step - c.pred.step));
+    if (c.pred.fires && !c.truth.broken) ++fp, ++p.fp;
+    if (!c.pred.fires && c.truth.broken) ++fn, ++p.fn;
     if (!c.pred.fires && !c.truth.broken) ++tn;
   }
   double Precision() const { return tp + fp ? double(tp) / (tp + fp) : NAN; }
   double Recall() const { return tp + fn ? double(tp) / (tp + fn) : NAN; }
-  Interval PrecisionInterval() const { return ProportionInterval(tp, tp + fp); }
-  Interval RecallInterval() const { return ProportionInterval(tp, tp + fn); }
+  PrecisionRecallIntervals Intervals() const {
+    if (!pooled) return {ProportionInterval(tp, tp + fp), ProportionInterval(tp, tp + fn)};
+    std::vector<ClusterCounts> clusters;
+    for (const auto& [program, c] : by_program) clusters.push_back(c);
+    return ClusterBootstrapIntervals(clusters);
+  }
   double MedianLead() const {
     if (leads.empty()) return NAN;
     std::vector<double> l = leads;
@@ -773,6 +783,7 @@ int Main(int argc, char** argv) {
   using Tallies = std::array<Tally, 1 + kGroups>;
   std::map<std::string, Tallies> tally;
   Tallies overall;
+  for (Tally& t : overall) t.pooled = true;
   for (const Cell& c : cells) {
     const size_t g = 1 + static_cast<size_t>(c.group);
     auto& t = tally[c.target];
@@ -796,11 +807,12 @@ int Main(int argc, char** argv) {
       j["rules"] = {{"file", rules_file.empty() ? nlohmann::json() : nlohmann::json(rules_file)}, {"lp", rules}};
     }
     auto tj = [](const Tally& t) {
+      const PrecisionRecallIntervals ci = t.Intervals();
       return nlohmann::ordered_json{{"tp", t.tp}, {"fp", t.fp}, {"fn", t.fn}, {"tn", t.tn},
                                     {"precision", JsonNum(t.Precision())},
-                                    {"precision_ci95", IntervalJson(t.PrecisionInterval())},
+                                    {"precision_ci95", IntervalJson(ci.precision)},
                                     {"recall", JsonNum(t.Recall())},
-                                    {"recall_ci95", IntervalJson(t.RecallInterval())},
+                                    {"recall_ci95", IntervalJson(ci.recall)},
                                     {"median_lead_steps", JsonNum(t.MedianLead())}};
     };
     auto groups = [&](const Tallies& t) {
@@ -844,15 +856,18 @@ int Main(int argc, char** argv) {
               programs.size(), targets.size(), seconds, truths.empty() ? g_sim_seeds : truths_sim_seeds,
               truths.empty() ? g_fp32_seeds : truths_seeds, 100 * kLossTolerance, 100 * kAccuracyTolerance);
   if (!rules_file.empty()) std::printf("Predicted with the rules of %s.\n\n", rules_file.c_str());
-  std::printf("Precision and recall with their 95%% intervals (Clopper-Pearson): the programs are a sample.\n\n");
+  std::printf("Precision and recall with their 95%% intervals: the programs are a sample (per target: "
+              "Clopper-Pearson; all targets: the bootstrap over programs, whose cells on the targets are not "
+              "independent).\n\n");
   std::string header = "| target | TP | FP | FN | TN | precision (95%) | recall (95%) | median lead (steps) |";
   std::string rule = "|---|---|---|---|---|---|---|---|";
   for (const char* g : kGroupNames) header += std::string(" precision / recall ") + g + " |", rule += "---|";
   std::printf("%s\n%s\n", header.c_str(), rule.c_str());
   auto row = [](const std::string& name, const Tallies& t) {
+    const PrecisionRecallIntervals ci = t[0].Intervals();
     std::printf("| %s | %d | %d | %d | %d | %s | %s | %s |", name.c_str(), t[0].tp, t[0].fp, t[0].fn, t[0].tn,
-                WithInterval(t[0].Precision(), t[0].PrecisionInterval()).c_str(),
-                WithInterval(t[0].Recall(), t[0].RecallInterval()).c_str(), Num(t[0].MedianLead(), "%g").c_str());
+                WithInterval(t[0].Precision(), ci.precision).c_str(), WithInterval(t[0].Recall(), ci.recall).c_str(),
+                Num(t[0].MedianLead(), "%g").c_str());
     for (size_t g = 1; g <= kGroups; ++g) {
       std::printf(" %s / %s |", Num(t[g].Precision()).c_str(), Num(t[g].Recall()).c_str());
     }

@@ -162,5 +162,35 @@ TEST(ValidationTruth, ProportionIntervalIsClopperPearsons) {
   EXPECT_TRUE(std::isnan(ProportionInterval(3, 2).hi));
 }
 
+// The pooled row's interval: clusters drawn with replacement. Identical
+// clusters leave nothing to vary (a point); clusters whose cells all agree
+// (a program right or wrong on every target) are as uncertain as one cell
+// per cluster, not as their pooled count says; the interval holds the
+// estimate and one input always gives the same interval.
+TEST(ValidationTruth, ClusterBootstrapIsAsWideAsTheClustersVary) {
+  const std::vector<ClusterCounts> same(30, ClusterCounts{3, 1, 2});
+  const PrecisionRecallIntervals point = ClusterBootstrapIntervals(same);
+  EXPECT_EQ(point.precision.lo, 0.75);
+  EXPECT_EQ(point.precision.hi, 0.75);
+  EXPECT_EQ(point.recall.lo, 0.6);
+  EXPECT_EQ(point.recall.hi, 0.6);
+
+  // 40 programs of 12 targets each: the prediction right on all 12 in 34,
+  // a false alarm on all 12 in 6 (precision 0.85 of 480 predictions).
+  std::vector<ClusterCounts> whole;
+  for (int i = 0; i < 40; ++i) whole.push_back(i < 34 ? ClusterCounts{12, 0, 0} : ClusterCounts{0, 12, 0});
+  const Interval boot = ClusterBootstrapIntervals(whole).precision;
+  const Interval cells = ProportionInterval(34 * 12, 40 * 12), programs = ProportionInterval(34, 40);
+  EXPECT_LE(boot.lo, 0.85);
+  EXPECT_GE(boot.hi, 0.85);
+  EXPECT_GT(boot.hi - boot.lo, 2 * (cells.hi - cells.lo)) << "as narrow as independent cells";
+  EXPECT_NEAR(boot.hi - boot.lo, programs.hi - programs.lo, 0.1) << "not as wide as one cell per program";
+  EXPECT_EQ(ClusterBootstrapIntervals(whole).recall.lo, 1);  // no break is ever missed
+  const Interval again = ClusterBootstrapIntervals(whole).precision;
+  EXPECT_EQ(again.lo, boot.lo);
+  EXPECT_EQ(again.hi, boot.hi);
+  EXPECT_TRUE(std::isnan(ClusterBootstrapIntervals({}).precision.lo));
+}
+
 }  // namespace
 }  // namespace lpsim::validation
