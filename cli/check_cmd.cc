@@ -158,8 +158,11 @@ int RunCheck(const CheckArgs& a) {
   }
   if (!target_name.empty()) {
     std::cout << "Prediction: " << PredictionLine(target_name, prediction)
-              << ".\n(The first low-precision warning or error; `lpsim validate` measures this prediction's "
-                 "precision, recall and lead per target.)\n\n"
+              << (prediction.inference
+                      ? ".\n(The first low-precision warning or error on the forward pass; `lpsim validate` measures "
+                        "the predictions on targets that train.)\n\n"
+                      : ".\n(The first low-precision warning or error; `lpsim validate` measures this prediction's "
+                        "precision, recall and lead per target.)\n\n")
               << "On target " << target_name << " (each role in the target's format and recipe; "
                  "counts estimated from the histograms, worst case):\n";
   }
