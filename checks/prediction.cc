@@ -39,28 +39,33 @@ nlohmann::ordered_json PredictionJson(const BreakPrediction& p) {
           {"inference", p.inference}};
 }
 
-LivePredictions::LivePredictions(std::vector<PredictedTarget> targets) : targets_(std::move(targets)) {
-  for (const PredictedTarget& t : targets_) {
+LivePredictions::LivePredictions(std::vector<PredictedTarget> targets) {
+  for (PredictedTarget& t : targets) {
     if (t.records) judged_ = t.name;
-    BreakPrediction& p = by_target_[t.name];
+    BreakPrediction p;
     p.probed = t.probed;
     p.inference = t.inference_only;
+    entries_.push_back({std::move(t.name), t.records, std::move(p)});
   }
 }
 
 bool LivePredictions::Add(const Finding& f) {
-  auto it = by_target_.find(SignTarget(f, judged_));
-  if (it == by_target_.end() || it->second.sign || !IsBreakSign(f, it->second.inference)) return false;
-  it->second.sign = f;
-  return true;
+  const std::string target = SignTarget(f, judged_);
+  for (Entry& e : entries_) {
+    if (e.name != target) continue;
+    if (e.prediction.sign || !IsBreakSign(f, e.prediction.inference)) return false;
+    e.prediction.sign = f;
+    return true;
+  }
+  return false;
 }
 
 nlohmann::ordered_json LivePredictions::Json() const {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  for (const PredictedTarget& t : targets_) {
-    nlohmann::ordered_json one = {{"target", t.name}};
-    one.update(PredictionJson(by_target_.at(t.name)));
-    one["records"] = t.records;
+  for (const Entry& e : entries_) {
+    nlohmann::ordered_json one = {{"target", e.name}};
+    one.update(PredictionJson(e.prediction));
+    one["records"] = e.records;
     all.push_back(std::move(one));
   }
   return all;

@@ -19,7 +19,6 @@
 #ifndef LPSIM_CHECKS_PREDICTION_H_
 #define LPSIM_CHECKS_PREDICTION_H_
 
-#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -79,15 +78,18 @@ class LivePredictions {
   // Takes a finding; true when it is a target's first break sign (the
   // predictions changed).
   bool Add(const Finding& f);
-  bool empty() const { return targets_.empty(); }
   // [{"target", PredictionJson's keys..., "records"}] in the constructor's
   // order.
   nlohmann::ordered_json Json() const;
 
  private:
+  struct Entry {
+    std::string name;
+    bool records;
+    BreakPrediction prediction;  // its probed and inference from the target
+  };
   std::string judged_;  // the target with `records`, or ""
-  std::vector<PredictedTarget> targets_;
-  std::map<std::string, BreakPrediction> by_target_;
+  std::vector<Entry> entries_;
 };
 
 }  // namespace lpsim

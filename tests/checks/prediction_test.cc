@@ -81,10 +81,10 @@ TEST(Prediction, LiveKeepsTheFirstSignPerTarget) {
   // Records not judged on the target (a block-fp target, live): its
   // prediction waits for its probes.
   LivePredictions probes_only({{"tenstorrent-bfp8", false, false, false}});
-  EXPECT_FALSE(probes_only.empty());
+  EXPECT_EQ(probes_only.Json().size(), 1u);
   EXPECT_FALSE(probes_only.Add(Make("lp_underflow", Severity::kWarning, 0, "fc1")));
   EXPECT_FALSE(probes_only.Json()[0]["probed"].get<bool>());
-  EXPECT_TRUE(LivePredictions({}).empty());
+  EXPECT_TRUE(LivePredictions({}).Json().empty());
 }
 
 TEST(Prediction, AnInferenceOnlyTargetTakesNoRolloutSign) {

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -126,9 +127,9 @@ class Tracker::Impl {
   // Whether this step is probed (TrackerOptions::probe, probe_every).
   bool ProbeStep() const { return !probes_.empty() && step_ % opt_.probe_every == 0; }
   bool RolloutStep() const {
-    bool trains = false;  // an inference-only target has no rollout
-    for (const ProbeTarget& p : probes_) trains |= !p.target.inference_only;
-    return trains && opt_.probe_rollout > 0 && step_ % opt_.probe_rollout_every == 0;
+    if (opt_.probe_rollout <= 0 || step_ % opt_.probe_rollout_every != 0) return false;
+    // A target that runs inference only has no rollout.
+    return std::any_of(probes_.begin(), probes_.end(), [](const ProbeTarget& p) { return !p.target.inference_only; });
   }
   // TrackerOptions::probe at this step: the losses as is and on each probe
   // target, as scalars (tracker_probe.cc).
