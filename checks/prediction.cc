@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/printable.h"
+
 namespace lpsim {
 
 bool IsBreakSign(const Finding& f, bool inference_only) {
@@ -23,12 +25,30 @@ std::string ProbedTargetOf(const std::string& name) {
   return "";
 }
 
-std::string SignTarget(const Finding& f, const std::string& judged) {
-  const std::string probed = ProbedTargetOf(f.tensor);
-  return probed.empty() ? judged : probed;
+std::string PredictionText(const std::string& target, const BreakPrediction& p, bool so_far) {
+  const std::string on = "on " + Printable(target) + (p.inference ? " (inference only) " : " ");
+  std::string line;
+  if (p.sign) {
+    const std::string tensor = p.sign->tensor.empty() ? "" : " on '" + Printable(p.sign->tensor) + "'";
+    line = on + (p.inference ? "inference" : "the training") + " breaks, first sign at step " +
+           std::to_string(p.sign->step) + " (" + Printable(p.sign->rule) + tensor + ")";
+  } else if (so_far) {
+    line = on + (p.inference ? "no low-precision warning or error on its forward pass so far"
+                             : "no low-precision warning or error so far");
+  } else {
+    line = on + (p.inference ? "inference runs as in fp32 (no low-precision warning or error on its forward pass)"
+                             : "it trains as in fp32 (no low-precision warning or error)");
+  }
+  if (!p.probed) {
+    line += "; judged without probes of " + Printable(target) + " (TrackerOptions::probe, lpsim demo --probe " +
+            Printable(target) +
+            (p.inference ? "), whose forward probes judge its inference"
+                         : "), whose forward probes and rollouts make most of the predictions lpsim validate counts");
+  }
+  return line;
 }
 
-nlohmann::ordered_json PredictionJson(const BreakPrediction& p) {
+nlohmann::ordered_json PredictionJson(const std::string& target, const BreakPrediction& p, bool so_far) {
   const Finding* f = p.sign ? &*p.sign : nullptr;
   const nlohmann::ordered_json null;
   return {{"breaks", f != nullptr},
@@ -36,21 +56,20 @@ nlohmann::ordered_json PredictionJson(const BreakPrediction& p) {
           {"rule", f ? nlohmann::ordered_json(f->rule) : null},
           {"tensor", f ? nlohmann::ordered_json(f->tensor) : null},
           {"probed", p.probed},
-          {"inference", p.inference}};
+          {"inference", p.inference},
+          {"text", PredictionText(target, p, so_far)}};
 }
 
 LivePredictions::LivePredictions(std::vector<PredictedTarget> targets) {
   for (PredictedTarget& t : targets) {
-    if (t.records) judged_ = t.name;
     BreakPrediction p;
     p.probed = t.probed;
     p.inference = t.inference_only;
-    entries_.push_back({std::move(t.name), t.records, std::move(p)});
+    entries_.push_back({std::move(t.name), std::move(p)});
   }
 }
 
-bool LivePredictions::Add(const Finding& f) {
-  const std::string target = SignTarget(f, judged_);
+bool LivePredictions::Add(const std::string& target, const Finding& f) {
   for (Entry& e : entries_) {
     if (e.name != target) continue;
     if (e.prediction.sign || !IsBreakSign(f, e.prediction.inference)) return false;
@@ -64,8 +83,7 @@ nlohmann::ordered_json LivePredictions::Json() const {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const Entry& e : entries_) {
     nlohmann::ordered_json one = {{"target", e.name}};
-    one.update(PredictionJson(e.prediction));
-    one["records"] = e.records;
+    one.update(PredictionJson(e.name, e.prediction, /*so_far=*/true));
     all.push_back(std::move(one));
   }
   return all;

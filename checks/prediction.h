@@ -8,14 +8,16 @@
 // forward pass alone: a rollout (training on the target) is no sign there.
 //
 // Offline, report/stored_check.h judges a stored run on one target
-// (PredictBreak). Live, the tracker's checker judges the records in its
-// target's formats and the probes and rollouts of every probe target as
-// they come; LivePredictions keeps the first sign per target for the live
-// agent (GET /api/job's info.predictions, the dashboard, `lpsim jobs`):
+// (PredictBreak). Live, the tracker judges the run on each of its targets as
+// the records come, with the same judge (TargetJudge: the records in the
+// target's formats, the target's probes and rollouts), and LivePredictions
+// keeps the first sign per target for the live agent (GET /api/job's
+// info.predictions, the dashboard, `lpsim jobs`):
 //
-//   LivePredictions live({{"h100-fp8-current", /*records=*/true, /*probed=*/true},
-//                         {"int8-npu", false, true, /*inference_only=*/true}});
-//   for (const Finding& f : checker.EndStep(step)) if (live.Add(f)) Publish(live.Json());
+//   LivePredictions live({{"h100-fp8-current", /*probed=*/true},
+//                         {"int8-npu", true, /*inference_only=*/true}});
+//   for (const Finding& f : judge_on_h100.EndStep(step))
+//     if (live.Add("h100-fp8-current", f)) Publish(live.Json());
 #ifndef LPSIM_CHECKS_PREDICTION_H_
 #define LPSIM_CHECKS_PREDICTION_H_
 
@@ -41,30 +43,32 @@ CheckConfig LowPrecisionOnly(CheckConfig config);
 // The target a forward-probe or rollout scalar is of ("probe_loss:T",
 // "rollout_loss:T": T); "" for any other name.
 std::string ProbedTargetOf(const std::string& name);
-// The target a finding speaks of: the one a forward-probe or rollout finding
-// names in its tensor (ProbedTargetOf), else `judged`, the target the run's
-// records were judged on ("" where none was).
-std::string SignTarget(const Finding& f, const std::string& judged);
 
 struct BreakPrediction {
   std::optional<Finding> sign;  // the first break sign; none: it trains as in fp32
   bool probed = false;          // the run holds probes or rollouts of the target
   bool inference = false;       // the target runs inference only (Target::inference_only)
 };
+// The prediction on `target` as one line of text (no final period), the one
+// wording of every place that shows it: `lpsim check --target`, `recommend
+// --targets`, `demo --target`, the HTML report and the live dashboard:
+//   on T the training breaks, first sign at step S (rule on 'tensor')
+//   on T it trains as in fp32 (no low-precision warning or error)
+//   on T (inference only) inference runs as in fp32 (no low-precision ...)
+// and, `so_far` (a running job), "on T no low-precision warning or error so
+// far"; then, for a run without probes of T, why the prediction is weaker.
+// Names from a run's database are escaped (core/printable.h).
+std::string PredictionText(const std::string& target, const BreakPrediction& p, bool so_far = false);
 // As `lpsim check --target --json`, `recommend --targets --json`, `demo
 // --json` and the HTML report carry it: {"breaks", "step", "rule", "tensor",
-// "probed", "inference"} (step, rule and tensor null when it trains as in
-// fp32; "breaks" on an inference-only target: its inference does).
-nlohmann::ordered_json PredictionJson(const BreakPrediction& p);
+// "probed", "inference", "text"} (step, rule and tensor null when it trains
+// as in fp32; "breaks" on an inference-only target: its inference does;
+// "text": PredictionText).
+nlohmann::ordered_json PredictionJson(const std::string& target, const BreakPrediction& p, bool so_far = false);
 
 // A target a running job predicts on.
 struct PredictedTarget {
   std::string name;
-  // The records are judged in the target's formats (the run's own target,
-  // where it stores every role as a float); else a finding on a record
-  // speaks of no target and `lpsim check RUN --target T` judges them after
-  // the run.
-  bool records = false;
   bool probed = false;          // a probe target (TrackerOptions::probe_targets)
   bool inference_only = false;  // Target::inference_only
 };
@@ -72,23 +76,20 @@ struct PredictedTarget {
 // The prediction so far on each target of a running job.
 class LivePredictions {
  public:
-  // At most one target has `records`.
   explicit LivePredictions(std::vector<PredictedTarget> targets);
 
-  // Takes a finding; true when it is a target's first break sign (the
-  // predictions changed).
-  bool Add(const Finding& f);
-  // [{"target", PredictionJson's keys..., "records"}] in the constructor's
-  // order.
+  // Takes a finding of the run judged on `target`; true when it is that
+  // target's first break sign (the predictions changed).
+  bool Add(const std::string& target, const Finding& f);
+  // [{"target", PredictionJson's keys...}] in the constructor's order, the
+  // text worded so far.
   nlohmann::ordered_json Json() const;
 
  private:
   struct Entry {
     std::string name;
-    bool records;
     BreakPrediction prediction;  // its probed and inference from the target
   };
-  std::string judged_;  // the target with `records`, or ""
   std::vector<Entry> entries_;
 };
 

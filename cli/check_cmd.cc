@@ -55,29 +55,6 @@ nlohmann::ordered_json FindingJson(const Finding& f) {
           {"tensor", f.tensor},   {"message", f.message},             {"evidence", ev}};
 }
 
-}  // namespace
-
-std::string PredictionLine(const std::string& target, const BreakPrediction& p) {
-  // Rule and tensor names come from the run's database: shown escaped.
-  const std::string what = p.inference ? "inference" : "the training";
-  std::string line = p.inference ? "on " + target + " (inference only) inference runs as in fp32 (no "
-                                                    "low-precision warning or error on its forward pass)"
-                                 : "on " + target + " it trains as in fp32 (no low-precision warning or error)";
-  if (p.sign) {
-    const std::string on = p.sign->tensor.empty() ? "" : " on '" + Printable(p.sign->tensor) + "'";
-    line = "on " + target + (p.inference ? " (inference only) " : " ") + what + " breaks, first sign at step " +
-           std::to_string(p.sign->step) + " (" + Printable(p.sign->rule) + on + ")";
-  }
-  if (!p.probed) {
-    line += "; judged without probes of " + target + " (TrackerOptions::probe, lpsim demo --probe " + target +
-            (p.inference ? "), whose forward probes judge its inference"
-                         : "), whose forward probes and rollouts make most of the predictions lpsim validate counts");
-  }
-  return line;
-}
-
-namespace {
-
 int ListRules(bool json) {
   if (json) {
     nlohmann::ordered_json rules = nlohmann::ordered_json::array();
@@ -150,14 +127,14 @@ int RunCheck(const CheckArgs& a) {
     nlohmann::ordered_json j = {{"run", (*reader)->path()}, {"findings", nlohmann::ordered_json::array()}};
     if (!target_name.empty()) {
       j["target"] = target_name;
-      j["prediction"] = PredictionJson(prediction);
+      j["prediction"] = PredictionJson(target_name, prediction);
     }
     for (const Finding& f : findings) j["findings"].push_back(FindingJson(f));
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
   if (!target_name.empty()) {
-    std::cout << "Prediction: " << PredictionLine(target_name, prediction)
+    std::cout << "Prediction: " << PredictionText(target_name, prediction)
               << (prediction.inference
                       ? ".\n(The first low-precision warning or error on the forward pass; `lpsim validate` measures "
                         "the predictions on targets that train.)\n\n"

@@ -106,12 +106,6 @@ void FakeQuantize(const Format& format, const float* in, size_t n, const Quantiz
 // (null when infinite: JSON has no Inf).
 nlohmann::ordered_json CountsJson(const Format& format, const CastCounts& c);
 
-// The break prediction on a target (checks/prediction.h; its JSON is
-// PredictionJson there) as one line of text, as `lpsim check --target`,
-// `lpsim recommend --targets` and `lpsim demo --target` print it; it says
-// when the run has no probes of the target.
-std::string PredictionLine(const std::string& target, const BreakPrediction& p);
-
 }  // namespace lpsim::cli
 
 #endif  // LPSIM_CLI_COMMANDS_H_

@@ -140,7 +140,7 @@ int RunDemoCommand(const DemoArgs& args) {
                           {"tensor", f.tensor}, {"message", f.message}});
     }
     j["findings"] = findings;
-    j["prediction"] = prediction ? PredictionJson(*prediction) : nlohmann::ordered_json();
+    j["prediction"] = prediction ? PredictionJson(target_name, *prediction) : nlohmann::ordered_json();
     nlohmann::ordered_json layers = nlohmann::ordered_json::array();
     for (const TensorRecord& rec : d.last_records) {
       nlohmann::ordered_json l = {{"tensor", rec.name}, {"role", ToString(rec.role)},
@@ -201,7 +201,7 @@ int RunDemoCommand(const DemoArgs& args) {
                                f.tensor.empty() ? "" : " " + f.tensor, f.message);
     }
   }
-  if (prediction) std::cout << "Prediction: " << PredictionLine(target_name, *prediction) << ".\n";
+  if (prediction) std::cout << "Prediction: " << PredictionText(target_name, *prediction) << ".\n";
   std::cout << "Run written to " << Printable(d.run_path) << "\n";
   if (!report_path.empty()) std::cout << "Report written to " << Printable(report_path) << "\n";
   if (!report_error.empty()) {

@@ -204,7 +204,7 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
         {"rows", rows}};
     for (size_t i = 0; i < targets.size(); ++i) {
       j["targets"].push_back({{"name", targets[i].name},
-                              {"prediction", PredictionJson(predictions[i])},
+                              {"prediction", PredictionJson(targets[i].name, predictions[i])},
                               {"layers_over_budget", broken[i]},
                               {"layers_not_estimated", unknown[i]}});
     }
@@ -220,7 +220,7 @@ int CompareTargets(const RunReader& reader, const std::vector<Target>& targets, 
             << "Prediction per target (the low-precision rules on the whole run judged on it, as lpsim check "
                "--target; lpsim validate measures it):\n";
   for (size_t i = 0; i < targets.size(); ++i) {
-    std::cout << "  " << PredictionLine(targets[i].name, predictions[i]) << "; " << broken[i]
+    std::cout << "  " << PredictionText(targets[i].name, predictions[i]) << "; " << broken[i]
               << " of " << tensors.size() << " tensors over the budgets"
               << (unknown[i] ? ", " + std::to_string(unknown[i]) + " not estimated" : "") << "\n";
   }

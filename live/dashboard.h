@@ -33,6 +33,7 @@ th,td{border-bottom:1px solid #eee;padding:3px 6px;text-align:left;vertical-alig
 th{background:#f3f5f7}
 .sev{display:inline-block;padding:1px 6px;border-radius:3px;font-size:12px;color:#fff}
 .sev-error{background:#c0392b}.sev-warning{background:#d68910}.sev-info{background:#5d6d7e}
+li.breaks{color:#c0392b}
 .empty{color:#888;font-style:italic}
 .ack{font-size:12px;color:#1e8449}.nack{font-size:12px;color:#c0392b}
 tr.current td{background:#eef5fb}
@@ -157,21 +158,15 @@ function renderJobs() {
 }
 
 // ---- predictions ----------------------------------------------------------------
-// The job's info.predictions (checks/prediction.h LivePredictions), worded
-// as lpsim check --target and the report word them.
+// The job's info.predictions (checks/prediction.h LivePredictions), each
+// with its text (PredictionText: lpsim check --target and the report word
+// them so).
 function renderPredictions(me) {
   const p = me && me.info && me.info.predictions || [];
   el('prediction-section').hidden = !p.length;
   let h = '<ul>';
   for (const x of p) {
-    h += '<li data-target="' + esc(x.target) + '">on ' + esc(x.target) + (x.inference ? ' (inference only)' : '') + (x.breaks
-      ? (x.inference ? ' inference' : ' the training') + ' <span class="sev sev-error">breaks</span>, first sign at step ' +
-        x.step + ' (' + esc(x.rule) + (x.tensor ? " on '" + esc(x.tensor) + "'" : '') + ')'
-      : ' no low-precision warning or error so far' + (me.step !== null ? ' (through step ' + me.step + ')' : '')) +
-      (x.records ? '' : '; its records are not judged in its formats while the job runs') +
-      (x.probed ? '' : '; judged without probes of ' + esc(x.target) + (x.inference
-        ? ', whose forward probes judge its inference'
-        : ', whose forward probes and rollouts make most of the predictions lpsim validate counts')) + '.</li>';
+    h += '<li data-target="' + esc(x.target) + '"' + (x.breaks ? ' class="breaks"' : '') + '>' + esc(x.text) + '.</li>';
   }
   el('predictions').innerHTML = h + '</ul>';
 }

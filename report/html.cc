@@ -341,7 +341,7 @@ StatusOr<std::string> RenderReport(const RunReader& run, const ReportOptions& op
   Json pj = Json::array();
   for (const auto& [target, p] : options.predictions) {
     Json one = {{"target", target}};
-    one.update(PredictionJson(p));
+    one.update(PredictionJson(target, p));
     pj.push_back(std::move(one));
   }
   data["predictions"] = pj;

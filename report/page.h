@@ -27,6 +27,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.role-row td{font-weight:600;background:#f8fafc}
 .sev{display:inline-block;padding:1px 6px;border-radius:3px;font-size:12px;color:#fff}
 .sev-error{background:#c0392b}.sev-warning{background:#d68910}.sev-info{background:#5d6d7e}
+li.breaks{color:#c0392b}
 .ok{color:#1e8449}.bad{color:#c0392b}
 .empty{color:#888;font-style:italic}
 #hist-title{font-weight:600;font-size:14px}
@@ -262,14 +263,7 @@ function renderPredictions() {
   if (!p.length) return;
   let h = '<ul class="predictions">';
   p.forEach((x) => {
-    h += '<li><b>Prediction</b>: on ' + esc(x.target) + (x.inference ? ' (inference only)' : '') + (x.breaks
-      ? (x.inference ? ' inference' : ' the training') + ' <span class="sev sev-error">breaks</span>, first sign at step ' +
-        x.step + ' (' + esc(x.rule) + (x.tensor ? " on '" + esc(x.tensor) + "'" : '') + ')'
-      : x.inference ? ' inference runs as in fp32 (no low-precision warning or error on its forward pass)'
-        : ' it trains as in fp32 (no low-precision warning or error)') +
-      (x.probed ? '' : '; judged without probes of ' + esc(x.target) + (x.inference
-        ? ', whose forward probes judge its inference'
-        : ', whose forward probes and rollouts make most of the predictions lpsim validate counts')) + '.</li>';
+    h += '<li' + (x.breaks ? ' class="breaks"' : '') + '><b>Prediction</b>: ' + esc(x.text) + '.</li>';
   });
   el('predictions').innerHTML = h + '</ul><p class="help">The first low-precision warning or error of this run ' +
     'judged as each target stores its tensors; lpsim validate measures its precision, recall and lead per target.</p>';

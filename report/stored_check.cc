@@ -1,12 +1,11 @@
 #include "report/stored_check.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <optional>
 #include <string>
-
-#include "checks/checker.h"
-#include "report/target_rewrite.h"
+#include <utility>
 
 namespace lpsim {
 
@@ -16,18 +15,37 @@ bool ScalarJudgedOn(const ScalarRecord& s, const Target* target) {
   return probed.empty() || probed == target->name;
 }
 
+TargetJudge::TargetJudge(const CheckConfig& config, const Target* target) : checker_(config) {
+  if (target) rewrite_.emplace(*target);
+}
+
+void TargetJudge::Add(TensorRecord r) {
+  if (rewrite_) (*rewrite_)(&r);
+  checker_.Add(r);
+}
+
+void TargetJudge::Add(const ScalarRecord& s) {
+  if (ScalarJudgedOn(s, rewrite_ ? &rewrite_->target() : nullptr)) checker_.Add(s);
+}
+
+std::vector<Finding> TargetJudge::EndStep(int64_t step) {
+  checker_.EndStep(step);
+  const std::vector<Finding>& all = checker_.findings();
+  std::vector<Finding> fresh(all.begin() + static_cast<std::ptrdiff_t>(taken_), all.end());
+  taken_ = all.size();
+  return fresh;
+}
+
 StatusOr<std::vector<Finding>> CheckRecords(const std::vector<ScalarRecord>& scalars, const RecordSource& records,
                                             const CheckConfig& config, const Target* target) {
-  std::optional<TargetRewrite> rewrite;
-  if (target) rewrite.emplace(*target);
-  Checker checker(config);
+  TargetJudge judge(config, target);
   size_t next_scalar = 0;
   // Ends `step`: its scalars (after its records), then EndStep.
   auto end_step = [&](int64_t step) {
     for (; next_scalar < scalars.size() && scalars[next_scalar].step <= step; ++next_scalar) {
-      if (ScalarJudgedOn(scalars[next_scalar], target)) checker.Add(scalars[next_scalar]);
+      judge.Add(scalars[next_scalar]);
     }
-    checker.EndStep(step);
+    judge.EndStep(step);
   };
   // Ends the steps up to `last` that have scalars and no records.
   auto end_scalar_steps = [&](int64_t last) {
@@ -40,14 +58,13 @@ StatusOr<std::vector<Finding>> CheckRecords(const std::vector<ScalarRecord>& sca
       end_scalar_steps(r.step - 1);
       open = r.step;
     }
-    if (rewrite) (*rewrite)(&r);
-    checker.Add(r);
+    judge.Add(std::move(r));
     return Status();
   });
   if (!s.ok()) return s;
   if (open) end_step(*open);
   end_scalar_steps(std::numeric_limits<int64_t>::max());
-  return checker.findings();
+  return judge.findings();
 }
 
 StatusOr<std::vector<Finding>> CheckStoredRun(const RunReader& reader, const CheckConfig& config,

@@ -4,7 +4,8 @@
 // (TargetRewrite) and, of the probes and rollouts (TrackerOptions::probe),
 // only fp32's and the target's are read: the run judged on that target.
 // `lpsim check RUN [--target T]` and `lpsim validate`'s predictions are
-// this function, so the two cannot disagree.
+// this function, and a running job's (tracker/live_wiring.h) is the same
+// judge fed as the records come (TargetJudge), so none can disagree.
 //
 //   StatusOr<std::vector<Finding>> f = CheckStoredRun(*reader, CheckConfig::Defaults(), &target);
 //   // or over records already read (several targets, one read):
@@ -15,17 +16,45 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "checks/check_config.h"
+#include "checks/checker.h"
 #include "checks/prediction.h"
 #include "core/records.h"
 #include "core/status.h"
 #include "core/target.h"
+#include "report/target_rewrite.h"
 #include "store/run_db.h"
 
 namespace lpsim {
+
+// A run judged on one target (or, without one, in its records' own formats)
+// one step at a time, as it is written or read back: each tensor record in
+// the target's formats (TargetRewrite), each scalar but another target's
+// probes and rollouts (ScalarJudgedOn). CheckRecords is this judge fed a
+// stored run; a running job feeds one per predicted target.
+//
+//   TargetJudge judge(LowPrecisionOnly(CheckConfig::Defaults()), &target);
+//   judge.Add(record); judge.Add(scalar);   // a step's, any order
+//   for (const Finding& f : judge.EndStep(step)) ...
+class TargetJudge {
+ public:
+  TargetJudge(const CheckConfig& config, const Target* target);
+  void Add(TensorRecord r);
+  void Add(const ScalarRecord& s);
+  // The findings new at `step`, in the order the rules raised them (the
+  // order PredictionFrom reads: not Checker::EndStep's, most severe first).
+  std::vector<Finding> EndStep(int64_t step);
+  const std::vector<Finding>& findings() const { return checker_.findings(); }
+
+ private:
+  std::optional<TargetRewrite> rewrite_;
+  Checker checker_;
+  size_t taken_ = 0;  // findings() returned so far
+};
 
 // Calls its argument with every tensor record of a run, in step order (the
 // order the run database keeps: RunReader::ForEachRecord); stops at the

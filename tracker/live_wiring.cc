@@ -46,7 +46,11 @@ StatusOr<std::unique_ptr<LiveWiring>> LiveWiring::Start(LiveWiringOptions opt) {
   ao.job_info["status"] = "running";
   std::unique_ptr<LivePredictions> predictions;
   if (!opt.predict.empty()) {
-    predictions = std::make_unique<LivePredictions>(opt.predict);
+    std::vector<PredictedTarget> targets;
+    for (const LiveWiringOptions::Predicted& p : opt.predict) {
+      targets.push_back({p.target.name, p.probed, p.target.inference_only});
+    }
+    predictions = std::make_unique<LivePredictions>(std::move(targets));
     ao.job_info["predictions"] = predictions->Json();
   }
   StatusOr<std::unique_ptr<live::Agent>> made = live::Agent::Start(std::move(ao));
@@ -54,26 +58,43 @@ StatusOr<std::unique_ptr<LiveWiring>> LiveWiring::Start(LiveWiringOptions opt) {
   std::unique_ptr<LiveWiring> w(new LiveWiring(std::move(opt)));
   w->agent_ = std::move(made).value();
   w->predictions_ = std::move(predictions);
+  for (const LiveWiringOptions::Predicted& p : w->opt_.predict) {
+    w->judges_.push_back({p.target.name, TargetJudge(w->opt_.predict_rules, &p.target)});
+  }
   return w;
 }
 
 void LiveWiring::Hook(StepAnalyzerOptions* a) {
   live::Agent* agent = agent_.get();
-  std::function<void(const TensorRecord&)> user = std::move(a->on_record);
-  if (user) {
-    a->on_record = [agent, user = std::move(user)](const TensorRecord& r) {
-      user(r);
-      agent->Publish(r);
-    };
-  } else {
-    a->on_record = [agent](const TensorRecord& r) { agent->Publish(r); };
-  }
-  a->on_scalar = [agent](const ScalarRecord& s) { agent->Publish(s); };
-  a->on_finding = [agent, predictions = predictions_.get()](const Finding& f) {
-    agent->Publish(f);
-    if (predictions && predictions->Add(f)) agent->SetJobInfo("predictions", predictions->Json());
+  std::vector<Judged>* judges = &judges_;
+  a->on_record = [agent, judges, user = std::move(a->on_record)](const TensorRecord& r) {
+    if (user) user(r);
+    agent->Publish(r);
+    for (Judged& j : *judges) {
+      if (!j.decided) j.judge.Add(r);
+    }
   };
-  a->on_step_end = [agent](int64_t step) { agent->PublishStepEnd(step); };
+  a->on_scalar = [agent, judges](const ScalarRecord& s) {
+    agent->Publish(s);
+    for (Judged& j : *judges) {
+      if (!j.decided) j.judge.Add(s);
+    }
+  };
+  a->on_finding = [agent](const Finding& f) { agent->Publish(f); };
+  a->on_step_end = [this](int64_t step) {
+    JudgeStep(step);
+    agent_->PublishStepEnd(step);
+  };
+}
+
+void LiveWiring::JudgeStep(int64_t step) {
+  bool changed = false;
+  for (Judged& j : judges_) {
+    if (j.decided) continue;
+    for (const Finding& f : j.judge.EndStep(step)) j.decided |= predictions_->Add(j.target, f);
+    changed |= j.decided;
+  }
+  if (changed) agent_->SetJobInfo("predictions", predictions_->Json());
 }
 
 Status LiveWiring::AddTrackerKnobs(int* every, bool* paused, StepAnalyzer* analyzer) {

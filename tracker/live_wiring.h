@@ -29,7 +29,9 @@
 #include "checks/prediction.h"
 #include "core/records.h"
 #include "core/status.h"
+#include "core/target.h"
 #include "live/agent.h"
+#include "report/stored_check.h"
 
 namespace lpsim {
 
@@ -45,8 +47,16 @@ struct LiveWiringOptions {
   std::string port_name = "TrackerOptions.live_port";  // how an error names the port setting
   // The targets to keep the break prediction so far on (checks/prediction.h),
   // in GET /api/job's info.predictions: the run's target, then the probe
-  // targets. None: no predictions (simulate mode already runs on its target).
-  std::vector<PredictedTarget> predict;
+  // targets, each judged as `lpsim check RUN --target T` judges the stored
+  // run (TargetJudge, report/stored_check.h), by the rules `predict_rules`
+  // leaves on. None: no predictions (simulate mode already runs on its
+  // target).
+  struct Predicted {
+    Target target;
+    bool probed = false;  // a probe target (TrackerOptions::probe_targets)
+  };
+  std::vector<Predicted> predict;
+  CheckConfig predict_rules = LowPrecisionOnly(CheckConfig::Defaults());
 };
 
 class LiveWiring {
@@ -56,7 +66,9 @@ class LiveWiring {
   static StatusOr<std::unique_ptr<LiveWiring>> Start(LiveWiringOptions opt);
 
   // Publishes through the analyzer's hooks (a user's on_record still runs,
-  // first) and updates the predictions at each target's first break sign.
+  // first), judges each record and scalar on every predicted target, and at
+  // the end of each step updates the predictions where a target's first
+  // break sign came.
   void Hook(StepAnalyzerOptions* a);
   // The knobs every tracked job has. `every` and `paused` are the tracker's
   // own (written by ApplyPending only, on the thread that calls it);
@@ -77,10 +89,20 @@ class LiveWiring {
 
  private:
   explicit LiveWiring(LiveWiringOptions opt) : opt_(std::move(opt)) {}
+  // Ends `step` on every predicted target; publishes the predictions if a
+  // first break sign came.
+  void JudgeStep(int64_t step);
+
+  struct Judged {
+    std::string target;
+    TargetJudge judge;
+    bool decided = false;  // its first break sign came: judged no further
+  };
 
   LiveWiringOptions opt_;
   std::unique_ptr<live::Agent> agent_;
   std::unique_ptr<LivePredictions> predictions_;  // null: no target
+  std::vector<Judged> judges_;                    // one per predicted target
 };
 
 // The formats knob's check: specs parsed, at most one analyze pass of them,

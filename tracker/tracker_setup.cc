@@ -138,21 +138,19 @@ Status Tracker::Impl::Init(Tracker* owner) {
     lo.formats = opt_.formats;
     lo.judge_formats = opt_.judge.formats;
     lo.port_name = opt_.live_port_name;
-    // The predictions from this fp32 run (simulate mode runs on its target):
-    // the run's target, its records judged in the target's formats where it
-    // stores every role as a float (above; `lpsim check --target` judges the
-    // rest), then the probe targets.
-    if (target_ && !opt_.simulate) {
-      PredictedTarget t{target_->name, true, false, target_->inference_only};
-      for (Role role : kSingleRoles) t.records &= target_->role(ToTargetRole(role)).storage == RoleSpec::Storage::kFloat;
-      lo.predict.push_back(t);
-    }
-    for (const ProbeTarget& p : probes_) {
-      if (!lo.predict.empty() && lo.predict.front().name == p.target.name) {
-        lo.predict.front().probed = true;
-      } else {
-        lo.predict.push_back({p.target.name, false, true, p.target.inference_only});
+    // The predictions from this fp32 run (simulate mode runs on its target),
+    // where the rules run: the run's target, then the probe targets, each
+    // judged as `lpsim check RUN --target T` judges the stored run.
+    if (opt_.checks) {
+      if (target_ && !opt_.simulate) lo.predict.push_back({*target_, false});
+      for (const ProbeTarget& p : probes_) {
+        if (!lo.predict.empty() && lo.predict.front().target.name == p.target.name) {
+          lo.predict.front().probed = true;
+        } else {
+          lo.predict.push_back({p.target, true});
+        }
       }
+      lo.predict_rules = LowPrecisionOnly(opt_.check_config);
     }
     StatusOr<std::unique_ptr<LiveWiring>> live = LiveWiring::Start(std::move(lo));
     if (!live.ok()) return live.status();

@@ -1,6 +1,6 @@
 // The break prediction's pieces (checks/prediction.h): which findings are
-// signs, which target a sign speaks of, and LivePredictions keeping the
-// first sign per target as a running job's findings come.
+// signs, which target a probe or rollout is of, and LivePredictions keeping
+// the first sign per target as a running job's findings come.
 #include "checks/prediction.h"
 
 #include <gtest/gtest.h>
@@ -27,15 +27,11 @@ TEST(Prediction, SignsAreLowPrecisionWarningsAndErrors) {
   EXPECT_FALSE(IsBreakSign(Make("exploding_gradient", Severity::kError, 0, "fc1")));
 }
 
-TEST(Prediction, ASignSpeaksOfTheTargetItsProbeNamesElseTheJudgedOne) {
+TEST(Prediction, AProbeOrRolloutNamesItsTarget) {
   EXPECT_EQ(ProbedTargetOf("probe_loss:gaudi2-fp8"), "gaudi2-fp8");
   EXPECT_EQ(ProbedTargetOf("rollout_loss:b200-nvfp4"), "b200-nvfp4");
   EXPECT_EQ(ProbedTargetOf("probe_loss"), "");
   EXPECT_EQ(ProbedTargetOf("fc1"), "");
-  EXPECT_EQ(SignTarget(Make("lp_rollout", Severity::kWarning, 16, "rollout_loss:b200-nvfp4"), "ipu-fp8"),
-            "b200-nvfp4");
-  EXPECT_EQ(SignTarget(Make("lp_underflow", Severity::kWarning, 3, "fc1"), "ipu-fp8"), "ipu-fp8");
-  EXPECT_EQ(SignTarget(Make("lp_underflow", Severity::kWarning, 3, "fc1"), ""), "");
 }
 
 TEST(Prediction, LowPrecisionOnlyLeavesTheLpRulesOn) {
@@ -45,46 +41,79 @@ TEST(Prediction, LowPrecisionOnlyLeavesTheLpRulesOn) {
   }
 }
 
-// Each target keeps its first sign; a record's sign goes to the target whose
-// records are judged; an inference-only target takes no rollout sign.
+// Each target keeps its first sign, of the findings of the run judged on it;
+// an inference-only target takes no rollout sign.
 TEST(Prediction, LiveKeepsTheFirstSignPerTarget) {
-  LivePredictions live({{"fp16-npu-ftz", true, true, false},
-                        {"h100-fp8-current", false, true, false},
-                        {"int8-npu", false, true, true}});
+  LivePredictions live({{"fp16-npu-ftz", true, false}, {"h100-fp8-current", false, false}, {"int8-npu", true, true}});
   nlohmann::json j = live.Json();
   ASSERT_EQ(j.size(), 3u);
   EXPECT_EQ(j[0]["target"], "fp16-npu-ftz");
   EXPECT_EQ(j[1]["target"], "h100-fp8-current");
   for (const auto& p : j) EXPECT_FALSE(p["breaks"].get<bool>());
-  EXPECT_TRUE(j[0]["records"].get<bool>());
-  EXPECT_FALSE(j[1]["records"].get<bool>());
   EXPECT_TRUE(j[0]["probed"].get<bool>());
+  EXPECT_FALSE(j[1]["probed"].get<bool>());
   EXPECT_FALSE(j[0]["inference"].get<bool>());
   EXPECT_TRUE(j[2]["inference"].get<bool>());
+  EXPECT_FALSE(j[0].contains("records"));
+  EXPECT_EQ(j[1]["text"].get<std::string>().rfind("on h100-fp8-current no low-precision warning or error so far; "
+                                                  "judged without probes",
+                                                  0),
+            0u);
 
-  EXPECT_FALSE(live.Add(Make("vanishing_gradient", Severity::kWarning, 0, "fc1")));
-  EXPECT_FALSE(live.Add(Make("lp_delayed_warmup", Severity::kWarning, 0, "")));
-  EXPECT_FALSE(live.Add(Make("lp_rollout", Severity::kWarning, 4, "rollout_loss:mi300-fp8")));  // not predicted on
-  EXPECT_FALSE(live.Add(Make("lp_rollout", Severity::kWarning, 4, "rollout_loss:int8-npu")));   // inference only
-  EXPECT_TRUE(live.Add(Make("lp_underflow", Severity::kWarning, 5, "fc2")));
-  EXPECT_FALSE(live.Add(Make("lp_overflow", Severity::kError, 6, "fc1")));  // not the first
-  EXPECT_TRUE(live.Add(Make("lp_forward_loss", Severity::kWarning, 8, "probe_loss:h100-fp8-current")));
-  EXPECT_TRUE(live.Add(Make("lp_forward_loss", Severity::kWarning, 9, "probe_loss:int8-npu")));
+  EXPECT_FALSE(live.Add("fp16-npu-ftz", Make("vanishing_gradient", Severity::kWarning, 0, "fc1")));
+  EXPECT_FALSE(live.Add("fp16-npu-ftz", Make("lp_delayed_warmup", Severity::kWarning, 0, "")));
+  EXPECT_FALSE(live.Add("mi300-fp8", Make("lp_rollout", Severity::kWarning, 4, "rollout_loss:mi300-fp8")));
+  EXPECT_FALSE(live.Add("int8-npu", Make("lp_rollout", Severity::kWarning, 4, "rollout_loss:int8-npu")));
+  EXPECT_TRUE(live.Add("fp16-npu-ftz", Make("lp_underflow", Severity::kWarning, 5, "fc2")));
+  EXPECT_FALSE(live.Add("fp16-npu-ftz", Make("lp_overflow", Severity::kError, 6, "fc1")));  // not the first
+  EXPECT_TRUE(live.Add("h100-fp8-current", Make("lp_overflow", Severity::kError, 6, "fc1")));
+  EXPECT_TRUE(live.Add("int8-npu", Make("lp_forward_loss", Severity::kWarning, 9, "probe_loss:int8-npu")));
   j = live.Json();
   EXPECT_EQ(j[0]["step"], 5);
   EXPECT_EQ(j[0]["rule"], "lp_underflow");
   EXPECT_EQ(j[0]["tensor"], "fc2");
-  EXPECT_EQ(j[1]["step"], 8);
-  EXPECT_EQ(j[1]["rule"], "lp_forward_loss");
+  EXPECT_EQ(j[1]["step"], 6);
+  EXPECT_EQ(j[1]["rule"], "lp_overflow");
   EXPECT_EQ(j[2]["step"], 9);
-
-  // Records not judged on the target (a block-fp target, live): its
-  // prediction waits for its probes.
-  LivePredictions probes_only({{"tenstorrent-bfp8", false, false, false}});
-  EXPECT_EQ(probes_only.Json().size(), 1u);
-  EXPECT_FALSE(probes_only.Add(Make("lp_underflow", Severity::kWarning, 0, "fc1")));
-  EXPECT_FALSE(probes_only.Json()[0]["probed"].get<bool>());
+  EXPECT_EQ(j[2]["text"], "on int8-npu (inference only) inference breaks, first sign at step 9 (lp_forward_loss on "
+                          "'probe_loss:int8-npu')");
   EXPECT_TRUE(LivePredictions({}).Json().empty());
+}
+
+// One wording wherever the prediction is shown; names from the run escaped.
+TEST(Prediction, TextWordsEachCase) {
+  BreakPrediction p;
+  p.probed = true;
+  EXPECT_EQ(PredictionText("ipu-fp8", p), "on ipu-fp8 it trains as in fp32 (no low-precision warning or error)");
+  EXPECT_EQ(PredictionText("ipu-fp8", p, /*so_far=*/true), "on ipu-fp8 no low-precision warning or error so far");
+  p.sign = Make("lp_underflow", Severity::kWarning, 12, "fc1\n");
+  const std::string breaks = "on ipu-fp8 the training breaks, first sign at step 12 (lp_underflow on 'fc1\\n')";
+  EXPECT_EQ(PredictionText("ipu-fp8", p), breaks);
+  EXPECT_EQ(PredictionText("ipu-fp8", p, true), breaks);
+  p.sign->tensor.clear();
+  EXPECT_EQ(PredictionText("ipu-fp8", p), "on ipu-fp8 the training breaks, first sign at step 12 (lp_underflow)");
+  p.probed = false;
+  EXPECT_EQ(PredictionText("ipu-fp8", p).rfind("on ipu-fp8 the training breaks, first sign at step 12 (lp_underflow); "
+                                               "judged without probes of ipu-fp8 (TrackerOptions::probe, lpsim demo "
+                                               "--probe ipu-fp8), whose forward probes and rollouts",
+                                               0),
+            0u);
+  BreakPrediction inference;
+  inference.inference = true;
+  inference.probed = true;
+  EXPECT_EQ(PredictionText("int8-npu", inference),
+            "on int8-npu (inference only) inference runs as in fp32 (no low-precision warning or error on its forward "
+            "pass)");
+  EXPECT_EQ(PredictionText("int8-npu", inference, true),
+            "on int8-npu (inference only) no low-precision warning or error on its forward pass so far");
+  inference.sign = Make("lp_forward_loss", Severity::kWarning, 8, "probe_loss:int8-npu");
+  EXPECT_EQ(PredictionText("int8-npu", inference),
+            "on int8-npu (inference only) inference breaks, first sign at step 8 (lp_forward_loss on "
+            "'probe_loss:int8-npu')");
+  const nlohmann::json j = PredictionJson("int8-npu", inference);
+  EXPECT_EQ(j["text"], PredictionText("int8-npu", inference));
+  EXPECT_EQ(j["step"], 8);
+  EXPECT_TRUE(j["breaks"].get<bool>());
 }
 
 TEST(Prediction, AnInferenceOnlyTargetTakesNoRolloutSign) {

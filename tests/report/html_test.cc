@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/target.h"
 #include "report/stored_check.h"
 #include "simd/analyze.h"
@@ -104,7 +106,8 @@ TEST(HtmlReportTest, CarriesThePredictionOnEachTarget) {
                 (p.sign ? "true" : "false") + ",\"step\":" + step + ",\"rule\":" +
                 (p.sign ? "\"" + p.sign->rule + "\"" : "null") + ",\"tensor\":" +
                 (p.sign ? "\"" + p.sign->tensor + "\"" : "null") + ",\"probed\":false,\"inference\":" +
-                (name == "int8-npu" ? "true" : "false") + "}";
+                (name == "int8-npu" ? "true" : "false") + ",\"text\":" +
+                nlohmann::json(PredictionText(name, p)).dump() + "}";
   }
   EXPECT_NE(html->find("\"predictions\":[" + expected + "]"), std::string::npos) << expected;
   EXPECT_NE(Render(run).find("\"predictions\":[]"), std::string::npos);

@@ -2,7 +2,8 @@
 // not. A run probed on two targets, one whose forward pass loses most of what
 // the training gains: judged on that target lp_forward_loss fires, on the
 // other it does not (another target's probes are not read), and without a
-// target both are judged.
+// target both are judged; fed step by step (TargetJudge, as a running job
+// feeds it), the same.
 #include "report/stored_check.h"
 
 #include <gtest/gtest.h>
@@ -69,6 +70,41 @@ TEST_F(StoredCheck, JudgesOnlyTheTargetsProbes) {
   EXPECT_EQ(ForwardLossOn(kLossy), std::vector<std::string>{"probe_loss:" + kLossy});
   EXPECT_EQ(ForwardLossOn(kFine), std::vector<std::string>{});
   EXPECT_EQ(ForwardLossOn(""), std::vector<std::string>{"probe_loss:" + kLossy}) << "every probe judged";
+}
+
+// A running job's judge (TargetJudge), fed the run step by step as the
+// tracker feeds it, finds what CheckStoredRun finds on the stored run, each
+// finding at the step it came: on the lossy target its probe's
+// lp_forward_loss, on the fine one nothing (the lossy target's probes are
+// not read there).
+TEST_F(StoredCheck, AJudgeFedStepByStepFindsWhatTheStoredRunGives) {
+  StatusOr<std::unique_ptr<RunReader>> r = RunReader::Open(dir_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::vector<ScalarRecord> scalars = (*r)->Scalars().value();
+  for (const std::string& name : {kLossy, kFine}) {
+    const Target t = FindTarget(name).value();
+    TargetJudge judge(CheckConfig::Defaults(), &t);
+    std::vector<Finding> live;
+    size_t next = 0;
+    for (int64_t s = 0; s < kSteps; ++s) {
+      for (; next < scalars.size() && scalars[next].step == s; ++next) judge.Add(scalars[next]);
+      for (const Finding& f : judge.EndStep(s)) {
+        EXPECT_EQ(f.step, s) << f.rule;
+        live.push_back(f);
+      }
+    }
+    const std::vector<Finding> stored = CheckStoredRun(**r, CheckConfig::Defaults(), &t).value();
+    ASSERT_EQ(live.size(), stored.size()) << name;
+    for (size_t i = 0; i < live.size(); ++i) {
+      EXPECT_EQ(live[i].rule, stored[i].rule);
+      EXPECT_EQ(live[i].step, stored[i].step);
+      EXPECT_EQ(live[i].tensor, stored[i].tensor);
+    }
+    const bool forward_loss = std::any_of(live.begin(), live.end(), [](const Finding& f) {
+      return f.rule == "lp_forward_loss";
+    });
+    EXPECT_EQ(forward_loss, name == kLossy) << name;
+  }
 }
 
 TEST(ScalarJudgedOn, LeavesOutOtherTargetsProbesAndRollouts) {

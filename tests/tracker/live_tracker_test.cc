@@ -253,11 +253,12 @@ TEST(TrackerLive, KnobsChangeWhatIsRecordedAndAreKept) {
 }
 
 // With a target (not simulated), GET /api/job's info.predictions holds the
-// break prediction so far on it and on each probe target. Its loss scaled by
-// 2^-40, every gradient is far below fp16's smallest subnormal, so on
-// fp16-npu-ftz the training breaks; the run's own target reads as `lpsim
-// check RUN --target` (PredictBreak) judges the stored run. A probe target
-// that is not the run's is judged by its probes and rollouts alone.
+// break prediction so far on it and on each probe target, each judged as
+// `lpsim check RUN --target T` (PredictBreak) judges the stored run: the
+// records in the target's formats, block floating point included, and the
+// target's own probes and rollouts. Its loss scaled by 2^-40, every gradient
+// is far below fp16's smallest subnormal, so on fp16-npu-ftz, a probe target
+// only, the training breaks, first on a record (its gradients flush).
 TEST(TrackerLive, PredictsTheBreakOnItsTargetsAsTheStoredRunIsJudged) {
   const std::string dir = TempRunDir("predict");
   torch::manual_seed(0);
@@ -267,8 +268,8 @@ TEST(TrackerLive, PredictsTheBreakOnItsTargetsAsTheStoredRunIsJudged) {
   Tracker* tracker = nullptr;
   auto loss_of = [&] { return net.forward(*tracker, x).pow(2).mean() * std::ldexp(1.0, -40); };
   TrackerOptions o = LiveOptions(dir);
-  o.target = "fp16-npu-ftz";
-  o.probe_targets = {"fp16-npu-ftz", "h100-fp8-current"};
+  o.target = "tenstorrent-bfp4";
+  o.probe_targets = {"fp16-npu-ftz", "tenstorrent-bfp4", "h100-fp8-current"};
   o.probe_every = 2;
   o.probe = loss_of;
   StatusOr<std::unique_ptr<Tracker>> made = Tracker::Create(net, optimizer, o);
@@ -288,26 +289,23 @@ TEST(TrackerLive, PredictsTheBreakOnItsTargetsAsTheStoredRunIsJudged) {
   StatusOr<live::Reply> j = live::GetJson(e, "/api/job");
   ASSERT_TRUE(j.ok());
   const Json& p = j->body["info"]["predictions"];
-  ASSERT_EQ(p.size(), 2u) << p;
-  EXPECT_EQ(p[0]["target"], "fp16-npu-ftz");
-  EXPECT_TRUE(p[0]["records"].get<bool>());
-  EXPECT_TRUE(p[0]["probed"].get<bool>());
-  EXPECT_EQ(p[1]["target"], "h100-fp8-current");
-  EXPECT_FALSE(p[1]["records"].get<bool>());
-  EXPECT_TRUE(p[1]["probed"].get<bool>());
-  if (p[1]["breaks"].get<bool>()) {
-    EXPECT_EQ(ProbedTargetOf(p[1]["tensor"].get<std::string>()), "h100-fp8-current") << p[1];
-  }
+  ASSERT_EQ(p.size(), 3u) << p;
+  EXPECT_EQ(p[0]["target"], "tenstorrent-bfp4");  // the run's target first, probed too
+  EXPECT_EQ(p[1]["target"], "fp16-npu-ftz");
+  EXPECT_EQ(p[2]["target"], "h100-fp8-current");
+  for (const Json& one : p) EXPECT_TRUE(one["probed"].get<bool>()) << one;
+  ASSERT_TRUE(p[1]["breaks"].get<bool>()) << p[1];
+  EXPECT_EQ(ProbedTargetOf(p[1]["tensor"].get<std::string>()), "") << "a record's sign: " << p[1];
 
   StatusOr<std::unique_ptr<RunReader>> reader = RunReader::Open(dir);
   ASSERT_TRUE(reader.ok()) << reader.status().message();
-  StatusOr<BreakPrediction> stored = PredictBreak(**reader, FindTarget("fp16-npu-ftz").value());
-  ASSERT_TRUE(stored.ok()) << stored.status().message();
-  ASSERT_TRUE(stored->sign.has_value()) << "the stored run does not break on fp16-npu-ftz";
-  Json live = p[0];
-  live.erase("target");
-  live.erase("records");
-  EXPECT_EQ(live, Json(PredictionJson(*stored)));
+  for (Json live : p) {
+    const std::string target = live["target"].get<std::string>();
+    StatusOr<BreakPrediction> stored = PredictBreak(**reader, FindTarget(target).value());
+    ASSERT_TRUE(stored.ok()) << stored.status().message();
+    live.erase("target");
+    EXPECT_EQ(live, Json(PredictionJson(target, *stored, /*so_far=*/true))) << target;
+  }
   fs::remove_all(dir);
 }
 
