@@ -10,6 +10,11 @@
 //    runs for one tracked step of that model, records, scalars and the step
 //    end, with no client (the idle cost: one atomic load per publication)
 //    and with one stream.
+//  - BM_PredictionJudges: what a job with hardware targets adds to those
+//    hooks (LiveWiringOptions::predict): one tracked step's records and
+//    scalars judged on 1, 4 and 11 targets (TargetJudge, the lp_* rules on
+//    each record in the target's formats), as the wiring runs it until a
+//    target's first break sign.
 //  - BM_PublishRecord: one record, with no client and with one stream that
 //    selects nothing, the default fields, or the exponent histogram.
 //
@@ -31,6 +36,9 @@
 #include <vector>
 
 #include "analysis/step_analyzer.h"
+#include "checks/prediction.h"
+#include "core/target.h"
+#include "report/stored_check.h"
 #include "benchmarks/train_step.h"
 #include "live/agent.h"
 #include "live/client.h"
@@ -192,6 +200,38 @@ void BM_StepHooks(benchmark::State& state) {
 }
 BENCHMARK(BM_StepHooks)->ArgName("streams")->Arg(0)->Arg(1)->Unit(benchmark::kNanosecond)->UseRealTime();
 
+// targets: how many training targets the step is judged on (in the order
+// lpsim targets lists them), each as the live wiring judges it.
+void BM_PredictionJudges(benchmark::State& state) {
+  const StepPublications p = RealStep();
+  std::vector<TargetJudge> judges;
+  const std::vector<Target> targets = BuiltinTargets().value();
+  for (const Target& t : targets) {
+    if (t.inference_only || judges.size() == static_cast<size_t>(state.range(0))) continue;
+    judges.emplace_back(LowPrecisionOnly(CheckConfig::Defaults()), &t);
+  }
+  if (judges.size() != static_cast<size_t>(state.range(0))) state.SkipWithError("not that many training targets");
+  int64_t step = 0;
+  size_t findings = 0;
+  for (auto _ : state) {
+    for (TargetJudge& j : judges) {
+      for (TensorRecord r : p.records) {
+        r.step = step;
+        j.Add(std::move(r));
+      }
+      for (ScalarRecord s : p.scalars) {
+        s.step = step;
+        j.Add(s);
+      }
+      findings += j.EndStep(step).size();
+    }
+    ++step;
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["findings"] = static_cast<double>(findings);
+}
+BENCHMARK(BM_PredictionJudges)->ArgName("targets")->Arg(1)->Arg(4)->Arg(11)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 // A record as the tracker makes it: 3 formats, a filled exponent histogram.
 TensorRecord SampleRecord() {
   TensorRecord r;
@@ -305,6 +345,14 @@ void PrintRatios(const RatioReporter& rep) {
       }
       if (step(bg, 2) > 0) {
         std::printf("  [%s] %s tracked step, agent with 1 stream / no agent: %.3f\n", clock, mode, step(bg, 2) / base);
+      }
+      for (int targets : {1, 4, 11}) {
+        const double judged =
+            rep.ns("BM_PredictionJudges/targets:" + std::to_string(targets) + "/real_time", cpu);
+        if (judged <= 0) continue;
+        std::printf("  [%s] the prediction judged on %d target(s): %.0f us per tracked step = %.1f%% of the %s "
+                    "tracked step\n",
+                    clock, targets, judged / 1e3, 100 * judged / base, mode);
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -243,14 +244,25 @@ void ExpectBlocks(const TensorStats& stats, uint64_t block, Param param, Outcome
     const Bin& b = bins[i];
     const double v = b.Mid(), c = static_cast<double>(b.c);
     double under = 0, over = 0, flushed = 0, err2 = 0, signal = 0;
-    auto add = [&](double w, double param_value, bool self) {
-      if (!(w > 0)) return;
-      const ElementOutcome o = outcome(b, param_value, self);
+    auto add = [&](double w, const ElementOutcome& o) {
       under += w * o.under, over += w * o.over, flushed += w * o.flushed;
       if (o.finite) err2 += w * o.err2, signal += w * v * v;
     };
-    add(q[i], p[i], true);  // the element is its block's amax (to a bin)
-    for (size_t j = i + 1; j < bins.size(); ++j) add(q[j] - q[j - 1], p[j], false);
+    if (q[i] > 0) add(q[i], outcome(b, p[i], true));  // the element is its block's amax (to a bin)
+    // A larger amax elsewhere in the block. Bins whose amax gives the same
+    // parameter (a power-of-two scale: one per binade) give the same
+    // outcome, computed once per run of them (the sums unchanged).
+    ElementOutcome o;
+    std::optional<double> o_param;  // the parameter `o` is the outcome under
+    for (size_t j = i + 1; j < bins.size(); ++j) {
+      const double w = q[j] - q[j - 1];
+      if (!(w > 0)) continue;
+      if (!o_param || !(*o_param == p[j])) {
+        o = outcome(b, p[j], false);
+        o_param = p[j];
+      }
+      add(w, o);
+    }
     e->underflow.expected += c * under;
     e->flushed += c * flushed;
     e->overflow.expected += c * over;
