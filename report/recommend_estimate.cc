@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -72,11 +73,13 @@ struct Thresholds {
   double u_thr, o_thr;
   double round_thr;  // what rounds to zero without FTZ
   bool ftz;
+  double min_normal, min_sub;  // the format's (ErrorModel's grid)
   explicit Thresholds(const Format& format) {
     // Underflow iff |x s| <= u_thr (RNE: min_sub/2 ties to the even code 0).
     // FTZ: results below min_normal flush; [min_normal - min_sub/2,
     // min_normal) rounds up to min_normal.
-    const double min_sub = format.MinSubnormal();
+    min_normal = format.MinNormal();
+    min_sub = format.MinSubnormal();
     ftz = format.ftz();
     round_thr = min_sub / 2;
     u_thr = ftz ? format.MinNormal() - min_sub / 2 : round_thr;
@@ -117,6 +120,22 @@ struct Thresholds {
 // when it underflows, the clamp error when it saturates, else the uniform
 // rounding error ulp^2 / 12 at v. False when the output is Inf/NaN (such
 // elements are in neither sq_error nor sq_signal).
+// 2^floor(log2 y) * 2^-shift for a finite y > 0: std::ldexp(1.0,
+// std::ilogb(y) - shift), the exponent read from the bits where y and the
+// result are normal doubles (the same value; the estimate calls it per pair
+// of histogram bins).
+double BinadeStep(double y, int shift) {
+  uint64_t bits;
+  std::memcpy(&bits, &y, sizeof bits);
+  const int field = static_cast<int>((bits >> 52) & 0x7ff);
+  const int e = field - 1023 - shift;  // the result's exponent
+  if (field == 0 || field == 0x7ff || e < -1022 || e > 1023) return std::ldexp(1.0, std::ilogb(y) - shift);
+  const uint64_t out = static_cast<uint64_t>(e + 1023) << 52;
+  double r;
+  std::memcpy(&r, &out, sizeof r);
+  return r;
+}
+
 bool ErrorModel(const Format& format, const Thresholds& t, double v, double s, double* err2) {
   const double y = v * s;
   if (y <= t.u_thr) {
@@ -126,8 +145,7 @@ bool ErrorModel(const Format& format, const Thresholds& t, double v, double s, d
     const double clamp = format.MaxValue() / s;
     *err2 = (v - clamp) * (v - clamp);
   } else {
-    double ulp = y < format.MinNormal() ? format.MinSubnormal()
-                                        : std::ldexp(1.0, std::ilogb(y) - format.mantissa_bits());
+    double ulp = y < t.min_normal ? t.min_sub : BinadeStep(y, format.mantissa_bits());
     ulp /= s;
     *err2 = ulp * ulp / 12;
   }
@@ -193,12 +211,24 @@ struct Bin {
 // The mean of err2(x) over a bin, x log-uniform in [lo, hi] (8 points):
 // what a block's amax contributes, whose cast error depends on where in
 // the bin it lies (its mantissa under a power-of-two scale).
+// The log histogram's bins share one width (hi / lo), so the points' powers
+// of it are computed once per width (`cache`: the width and its powers).
+struct BinPoints {
+  static constexpr int kPoints = 8;
+  double ratio = -1;
+  double factor[kPoints] = {};
+};
+
 template <typename Err2>
-double MeanOverBin(const Bin& b, Err2 err2) {
-  constexpr int kPoints = 8;
+double MeanOverBin(const Bin& b, Err2 err2, BinPoints* cache) {
+  constexpr int kPoints = BinPoints::kPoints;
+  if (b.lo > 0 && !(b.hi / b.lo == cache->ratio)) {
+    cache->ratio = b.hi / b.lo;
+    for (int k = 0; k < kPoints; ++k) cache->factor[k] = std::pow(cache->ratio, (k + 0.5) / kPoints);
+  }
   double sum = 0;
   for (int k = 0; k < kPoints; ++k) {
-    const double x = b.lo > 0 ? b.lo * std::pow(b.hi / b.lo, (k + 0.5) / kPoints) : b.hi * (k + 0.5) / kPoints;
+    const double x = b.lo > 0 ? b.lo * cache->factor[k] : b.hi * (k + 0.5) / kPoints;
     sum += err2(x);
   }
   return sum / kPoints;
@@ -307,6 +337,7 @@ CastEstimate EstimateBlockCast(const TensorStats& stats, const Format& format,
     }
     t.Count(c, lo * m_all, top, &e);
   });
+  BinPoints points;
   ExpectBlocks(stats, Numel(shape) / blocks, mult,
                [&](const Bin& b, double m, bool self) {
                  ElementOutcome o;
@@ -328,7 +359,7 @@ CastEstimate EstimateBlockCast(const TensorStats& stats, const Format& format,
                      const float y = static_cast<float>(x * mx);
                      const double d = (DecodeRef(elem, EncodeRef(elem, y, Rounding::kNearestEven, 0).code) - y) / mx;
                      return d * d;
-                   });
+                   }, &points);
                  }
                  return o;
                },
@@ -360,6 +391,7 @@ CastEstimate EstimateBfpCast(const TensorStats& stats, const BfpFormat& format, 
   const uint64_t block = blocks == 1 ? std::numeric_limits<uint64_t>::max()
                          : blocks > 0 ? Numel(shape) / blocks
                                       : format.block;
+  BinPoints points;
   ExpectBlocks(stats, block, step,
                [&](const Bin& b, double st, bool self) {
                  ElementOutcome o;
@@ -376,7 +408,7 @@ CastEstimate EstimateBfpCast(const TensorStats& stats, const BfpFormat& format, 
                      const double d =
                          BfpDecodeRef(format, BfpEncodeRef(format, xf, e, Rounding::kNearestEven, 0).code, e) - x;
                      return d * d;
-                   });
+                   }, &points);
                  }
                  return o;
                },
