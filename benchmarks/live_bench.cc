@@ -36,12 +36,12 @@
 #include <vector>
 
 #include "analysis/step_analyzer.h"
+#include "benchmarks/train_step.h"
 #include "checks/prediction.h"
 #include "core/target.h"
-#include "report/stored_check.h"
-#include "benchmarks/train_step.h"
 #include "live/agent.h"
 #include "live/client.h"
+#include "report/stored_check.h"
 #include "tracker/demo.h"
 #include "tracker/live_wiring.h"
 #include "tracker/tracker.h"

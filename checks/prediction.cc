@@ -60,23 +60,20 @@ nlohmann::ordered_json PredictionJson(const std::string& target, const BreakPred
           {"text", PredictionText(target, p, so_far)}};
 }
 
-LivePredictions::LivePredictions(std::vector<PredictedTarget> targets) {
-  for (PredictedTarget& t : targets) {
+LivePredictions::LivePredictions(const std::vector<PredictedTarget>& targets) {
+  for (const PredictedTarget& t : targets) {
     BreakPrediction p;
     p.probed = t.probed;
-    p.inference = t.inference_only;
-    entries_.push_back({std::move(t.name), std::move(p)});
+    p.inference = t.target.inference_only;
+    entries_.push_back({t.target.name, std::move(p)});
   }
 }
 
-bool LivePredictions::Add(const std::string& target, const Finding& f) {
-  for (Entry& e : entries_) {
-    if (e.name != target) continue;
-    if (e.prediction.sign || !IsBreakSign(f, e.prediction.inference)) return false;
-    e.prediction.sign = f;
-    return true;
-  }
-  return false;
+bool LivePredictions::Add(size_t i, const Finding& f) {
+  BreakPrediction& p = entries_.at(i).prediction;
+  if (p.sign || !IsBreakSign(f, p.inference)) return false;
+  p.sign = f;
+  return true;
 }
 
 nlohmann::ordered_json LivePredictions::Json() const {

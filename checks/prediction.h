@@ -14,13 +14,13 @@
 // keeps the first sign per target for the live agent (GET /api/job's
 // info.predictions, the dashboard, `lpsim jobs`):
 //
-//   LivePredictions live({{"h100-fp8-current", /*probed=*/true},
-//                         {"int8-npu", true, /*inference_only=*/true}});
-//   for (const Finding& f : judge_on_h100.EndStep(step))
-//     if (live.Add("h100-fp8-current", f)) Publish(live.Json());
+//   LivePredictions live({{h100_fp8_current, /*probed=*/true}, {int8_npu, true}});
+//   for (const Finding& f : judge_on_h100.EndStep(step))   // the first target's
+//     if (live.Add(0, f)) Publish(live.Json());
 #ifndef LPSIM_CHECKS_PREDICTION_H_
 #define LPSIM_CHECKS_PREDICTION_H_
 
+#include <cstddef>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -28,6 +28,7 @@
 
 #include "checks/check_config.h"
 #include "core/records.h"
+#include "core/target.h"
 
 namespace lpsim {
 
@@ -68,19 +69,20 @@ nlohmann::ordered_json PredictionJson(const std::string& target, const BreakPred
 
 // A target a running job predicts on.
 struct PredictedTarget {
-  std::string name;
-  bool probed = false;          // a probe target (TrackerOptions::probe_targets)
-  bool inference_only = false;  // Target::inference_only
+  Target target;
+  bool probed = false;  // a probe target (TrackerOptions::probe_targets)
 };
 
-// The prediction so far on each target of a running job.
+// The prediction so far on each target of a running job, in the order given.
 class LivePredictions {
  public:
-  explicit LivePredictions(std::vector<PredictedTarget> targets);
+  explicit LivePredictions(const std::vector<PredictedTarget>& targets);
 
-  // Takes a finding of the run judged on `target`; true when it is that
-  // target's first break sign (the predictions changed).
-  bool Add(const std::string& target, const Finding& f);
+  // Takes a finding of the run judged on the i-th target; true when it is
+  // that target's first break sign (the predictions changed).
+  bool Add(size_t i, const Finding& f);
+  // The i-th target's first break sign came: its prediction is final.
+  bool decided(size_t i) const { return entries_[i].prediction.sign.has_value(); }
   // [{"target", PredictionJson's keys...}] in the constructor's order, the
   // text worded so far.
   nlohmann::ordered_json Json() const;

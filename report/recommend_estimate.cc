@@ -82,7 +82,7 @@ struct Thresholds {
     min_sub = format.MinSubnormal();
     ftz = format.ftz();
     round_thr = min_sub / 2;
-    u_thr = ftz ? format.MinNormal() - min_sub / 2 : round_thr;
+    u_thr = ftz ? min_normal - min_sub / 2 : round_thr;
     // Overflow iff |x s| >= o_thr (a tie at o_thr may round down to an even
     // max; counted as possible overflow, so the bound stays valid).
     const double ulp_max = std::ldexp(1.0, format.max_exponent() - format.mantissa_bits());
@@ -116,10 +116,6 @@ struct Thresholds {
   }
 };
 
-// The squared error of casting v * s (v > 0, in the tensor's units): x^2
-// when it underflows, the clamp error when it saturates, else the uniform
-// rounding error ulp^2 / 12 at v. False when the output is Inf/NaN (such
-// elements are in neither sq_error nor sq_signal).
 // 2^floor(log2 y) * 2^-shift for a finite y > 0: std::ldexp(1.0,
 // std::ilogb(y) - shift), the exponent read from the bits where y and the
 // result are normal doubles (the same value; the estimate calls it per pair
@@ -136,6 +132,10 @@ double BinadeStep(double y, int shift) {
   return r;
 }
 
+// The squared error of casting v * s (v > 0, in the tensor's units): x^2
+// when it underflows, the clamp error when it saturates, else the uniform
+// rounding error ulp^2 / 12 at v. False when the output is Inf/NaN (such
+// elements are in neither sq_error nor sq_signal).
 bool ErrorModel(const Format& format, const Thresholds& t, double v, double s, double* err2) {
   const double y = v * s;
   if (y <= t.u_thr) {
@@ -208,9 +208,6 @@ struct Bin {
   double Mid() const { return (lo + hi) / 2; }
 };
 
-// The mean of err2(x) over a bin, x log-uniform in [lo, hi] (8 points):
-// what a block's amax contributes, whose cast error depends on where in
-// the bin it lies (its mantissa under a power-of-two scale).
 // The log histogram's bins share one width (hi / lo), so the points' powers
 // of it are computed once per width (`cache`: the width and its powers).
 struct BinPoints {
@@ -219,6 +216,9 @@ struct BinPoints {
   double factor[kPoints] = {};
 };
 
+// The mean of err2(x) over a bin, x log-uniform in [lo, hi] (8 points):
+// what a block's amax contributes, whose cast error depends on where in
+// the bin it lies (its mantissa under a power-of-two scale).
 template <typename Err2>
 double MeanOverBin(const Bin& b, Err2 err2, BinPoints* cache) {
   constexpr int kPoints = BinPoints::kPoints;

@@ -46,11 +46,7 @@ StatusOr<std::unique_ptr<LiveWiring>> LiveWiring::Start(LiveWiringOptions opt) {
   ao.job_info["status"] = "running";
   std::unique_ptr<LivePredictions> predictions;
   if (!opt.predict.empty()) {
-    std::vector<PredictedTarget> targets;
-    for (const LiveWiringOptions::Predicted& p : opt.predict) {
-      targets.push_back({p.target.name, p.probed, p.target.inference_only});
-    }
-    predictions = std::make_unique<LivePredictions>(std::move(targets));
+    predictions = std::make_unique<LivePredictions>(opt.predict);
     ao.job_info["predictions"] = predictions->Json();
   }
   StatusOr<std::unique_ptr<live::Agent>> made = live::Agent::Start(std::move(ao));
@@ -58,41 +54,39 @@ StatusOr<std::unique_ptr<LiveWiring>> LiveWiring::Start(LiveWiringOptions opt) {
   std::unique_ptr<LiveWiring> w(new LiveWiring(std::move(opt)));
   w->agent_ = std::move(made).value();
   w->predictions_ = std::move(predictions);
-  for (const LiveWiringOptions::Predicted& p : w->opt_.predict) {
-    w->judges_.push_back({p.target.name, TargetJudge(w->opt_.predict_rules, &p.target)});
-  }
+  for (const PredictedTarget& p : w->opt_.predict) w->judges_.emplace_back(w->opt_.predict_rules, &p.target);
   return w;
 }
 
 void LiveWiring::Hook(StepAnalyzerOptions* a) {
   live::Agent* agent = agent_.get();
-  std::vector<Judged>* judges = &judges_;
-  a->on_record = [agent, judges, user = std::move(a->on_record)](const TensorRecord& r) {
+  // Judged on each target until its first break sign (the prediction is
+  // final then).
+  a->on_record = [this, agent, user = std::move(a->on_record)](const TensorRecord& r) {
     if (user) user(r);
     agent->Publish(r);
-    for (Judged& j : *judges) {
-      if (!j.decided) j.judge.Add(r);
+    for (size_t i = 0; i < judges_.size(); ++i) {
+      if (!predictions_->decided(i)) judges_[i].Add(r);
     }
   };
-  a->on_scalar = [agent, judges](const ScalarRecord& s) {
+  a->on_scalar = [this, agent](const ScalarRecord& s) {
     agent->Publish(s);
-    for (Judged& j : *judges) {
-      if (!j.decided) j.judge.Add(s);
+    for (size_t i = 0; i < judges_.size(); ++i) {
+      if (!predictions_->decided(i)) judges_[i].Add(s);
     }
   };
   a->on_finding = [agent](const Finding& f) { agent->Publish(f); };
-  a->on_step_end = [this](int64_t step) {
+  a->on_step_end = [this, agent](int64_t step) {
     JudgeStep(step);
-    agent_->PublishStepEnd(step);
+    agent->PublishStepEnd(step);
   };
 }
 
 void LiveWiring::JudgeStep(int64_t step) {
   bool changed = false;
-  for (Judged& j : judges_) {
-    if (j.decided) continue;
-    for (const Finding& f : j.judge.EndStep(step)) j.decided |= predictions_->Add(j.target, f);
-    changed |= j.decided;
+  for (size_t i = 0; i < judges_.size(); ++i) {
+    if (predictions_->decided(i)) continue;
+    for (const Finding& f : judges_[i].EndStep(step)) changed |= predictions_->Add(i, f);
   }
   if (changed) agent_->SetJobInfo("predictions", predictions_->Json());
 }

@@ -29,7 +29,6 @@
 #include "checks/prediction.h"
 #include "core/records.h"
 #include "core/status.h"
-#include "core/target.h"
 #include "live/agent.h"
 #include "report/stored_check.h"
 
@@ -51,11 +50,7 @@ struct LiveWiringOptions {
   // run (TargetJudge, report/stored_check.h), by the rules `predict_rules`
   // leaves on. None: no predictions (simulate mode already runs on its
   // target).
-  struct Predicted {
-    Target target;
-    bool probed = false;  // a probe target (TrackerOptions::probe_targets)
-  };
-  std::vector<Predicted> predict;
+  std::vector<PredictedTarget> predict;
   CheckConfig predict_rules = LowPrecisionOnly(CheckConfig::Defaults());
 };
 
@@ -93,16 +88,10 @@ class LiveWiring {
   // first break sign came.
   void JudgeStep(int64_t step);
 
-  struct Judged {
-    std::string target;
-    TargetJudge judge;
-    bool decided = false;  // its first break sign came: judged no further
-  };
-
   LiveWiringOptions opt_;
   std::unique_ptr<live::Agent> agent_;
   std::unique_ptr<LivePredictions> predictions_;  // null: no target
-  std::vector<Judged> judges_;                    // one per predicted target
+  std::vector<TargetJudge> judges_;               // one per predicted target, in its order
 };
 
 // The formats knob's check: specs parsed, at most one analyze pass of them,

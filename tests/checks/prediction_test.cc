@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/target.h"
+
 namespace lpsim {
 namespace {
 
@@ -44,7 +46,9 @@ TEST(Prediction, LowPrecisionOnlyLeavesTheLpRulesOn) {
 // Each target keeps its first sign, of the findings of the run judged on it;
 // an inference-only target takes no rollout sign.
 TEST(Prediction, LiveKeepsTheFirstSignPerTarget) {
-  LivePredictions live({{"fp16-npu-ftz", true, false}, {"h100-fp8-current", false, false}, {"int8-npu", true, true}});
+  LivePredictions live({{FindTarget("fp16-npu-ftz").value(), true},
+                        {FindTarget("h100-fp8-current").value(), false},
+                        {FindTarget("int8-npu").value(), true}});
   nlohmann::json j = live.Json();
   ASSERT_EQ(j.size(), 3u);
   EXPECT_EQ(j[0]["target"], "fp16-npu-ftz");
@@ -60,14 +64,16 @@ TEST(Prediction, LiveKeepsTheFirstSignPerTarget) {
                                                   0),
             0u);
 
-  EXPECT_FALSE(live.Add("fp16-npu-ftz", Make("vanishing_gradient", Severity::kWarning, 0, "fc1")));
-  EXPECT_FALSE(live.Add("fp16-npu-ftz", Make("lp_delayed_warmup", Severity::kWarning, 0, "")));
-  EXPECT_FALSE(live.Add("mi300-fp8", Make("lp_rollout", Severity::kWarning, 4, "rollout_loss:mi300-fp8")));
-  EXPECT_FALSE(live.Add("int8-npu", Make("lp_rollout", Severity::kWarning, 4, "rollout_loss:int8-npu")));
-  EXPECT_TRUE(live.Add("fp16-npu-ftz", Make("lp_underflow", Severity::kWarning, 5, "fc2")));
-  EXPECT_FALSE(live.Add("fp16-npu-ftz", Make("lp_overflow", Severity::kError, 6, "fc1")));  // not the first
-  EXPECT_TRUE(live.Add("h100-fp8-current", Make("lp_overflow", Severity::kError, 6, "fc1")));
-  EXPECT_TRUE(live.Add("int8-npu", Make("lp_forward_loss", Severity::kWarning, 9, "probe_loss:int8-npu")));
+  EXPECT_FALSE(live.Add(0, Make("vanishing_gradient", Severity::kWarning, 0, "fc1")));
+  EXPECT_FALSE(live.Add(0, Make("lp_delayed_warmup", Severity::kWarning, 0, "")));
+  EXPECT_FALSE(live.Add(2, Make("lp_rollout", Severity::kWarning, 4, "rollout_loss:int8-npu")));  // inference only
+  EXPECT_FALSE(live.decided(0));
+  EXPECT_TRUE(live.Add(0, Make("lp_underflow", Severity::kWarning, 5, "fc2")));
+  EXPECT_TRUE(live.decided(0));
+  EXPECT_FALSE(live.decided(1));
+  EXPECT_FALSE(live.Add(0, Make("lp_overflow", Severity::kError, 6, "fc1")));  // not the first
+  EXPECT_TRUE(live.Add(1, Make("lp_overflow", Severity::kError, 6, "fc1")));
+  EXPECT_TRUE(live.Add(2, Make("lp_forward_loss", Severity::kWarning, 9, "probe_loss:int8-npu")));
   j = live.Json();
   EXPECT_EQ(j[0]["step"], 5);
   EXPECT_EQ(j[0]["rule"], "lp_underflow");
