@@ -4,7 +4,7 @@
 //
 // For every program of the corpus (corpus.h, corpus_fresh.h, corpus_fresh2.h,
 // corpus_fresh3.h, corpus_fresh4.h, corpus_fresh5.h, corpus_fresh6.h,
-// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h, corpus_fresh13.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
+// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h, corpus_fresh13.h, corpus_fresh14.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
 // Conv1d nets, gated recurrent nets, an LSTM, SwiGLU units, DeepSets, a
 // mixture of experts, HMMs, a graph convolutional network, depthwise-
 // separable and squeeze-and-excitation CNNs, a gated TCN, a highway net,
@@ -94,9 +94,10 @@
 // Fresh10Programs() (corpus_fresh10.h), written blind to them after
 // fresh9; `fresh11`, Fresh11Programs() (corpus_fresh11.h), written
 // blind to them after fresh10; `fresh12`, Fresh12Programs()
-// (corpus_fresh12.h), written blind to them after fresh11; and `fresh13`,
+// (corpus_fresh12.h), written blind to them after fresh11; `fresh13`,
 // Fresh13Programs() (corpus_fresh13.h), written blind to them after
-// fresh12, the unseen check. All the others are seen data now: each judged one change or measured the
+// fresh12; and `fresh14`, Fresh14Programs() (corpus_fresh14.h), written
+// blind to them after fresh13, the unseen check. All the others are seen data now: each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
 // fresh10, fresh11 and fresh12 measured the rules as they were, fresh8 finding
@@ -144,6 +145,7 @@
 #include "examples/validation/corpus_fresh11.h"
 #include "examples/validation/corpus_fresh12.h"
 #include "examples/validation/corpus_fresh13.h"
+#include "examples/validation/corpus_fresh14.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -402,11 +404,12 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
 // here, its name in kGroupNames and its programs in Corpus().
 enum class Group {
   kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5, kFresh6, kFresh7, kFresh8, kFresh9, kFresh10, kFresh11,
-  kFresh12, kFresh13
+  kFresh12, kFresh13, kFresh14
 };
-constexpr std::array<const char*, 15> kGroupNames = {"tune",    "holdout", "fresh",   "fresh2",  "fresh3",
+constexpr std::array<const char*, 16> kGroupNames = {"tune",    "holdout", "fresh",   "fresh2",  "fresh3",
                                                       "fresh4",  "fresh5",  "fresh6",  "fresh7",  "fresh8",
-                                                      "fresh9",  "fresh10", "fresh11", "fresh12", "fresh13"};
+                                                      "fresh9",  "fresh10", "fresh11", "fresh12", "fresh13",
+                                                      "fresh14"};
 constexpr size_t kGroups = kGroupNames.size();
 
 const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
@@ -414,8 +417,9 @@ const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
 // Programs() split by position (even: tune, odd: holdout), then
 // FreshPrograms(), Fresh2Programs(), Fresh3Programs(), Fresh4Programs(),
 // Fresh5Programs(), Fresh6Programs(), Fresh7Programs(), Fresh8Programs(),
-// Fresh9Programs(), Fresh10Programs(), Fresh11Programs(), Fresh12Programs()
-// and Fresh13Programs(): the whole corpus in the order --list shows it.
+// Fresh9Programs(), Fresh10Programs(), Fresh11Programs(), Fresh12Programs(),
+// Fresh13Programs() and Fresh14Programs(): the whole corpus in the order
+// --list shows it.
 std::vector<std::pair<Program, Group>> Corpus() {
   std::vector<std::pair<Program, Group>> out;
   std::vector<Program> seen = Programs();
@@ -433,6 +437,7 @@ std::vector<std::pair<Program, Group>> Corpus() {
   for (Program& p : Fresh11Programs()) out.push_back({std::move(p), Group::kFresh11});
   for (Program& p : Fresh12Programs()) out.push_back({std::move(p), Group::kFresh12});
   for (Program& p : Fresh13Programs()) out.push_back({std::move(p), Group::kFresh13});
+  for (Program& p : Fresh14Programs()) out.push_back({std::move(p), Group::kFresh14});
   return out;
 }
 
