@@ -110,12 +110,16 @@
 //
 // One translation unit on purpose: each LibTorch TU costs minutes on a small
 // machine.
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -125,6 +129,7 @@
 #include <string>
 #include <vector>
 
+#include <ATen/Version.h>
 #include <nlohmann/json.hpp>
 
 #include "checks/checker.h"
@@ -282,12 +287,68 @@ Curve Train(const Program& p, const std::string& target, StoredRun* stored,
 // (program, target) -> the truth recorded by an earlier --json run.
 using Truths = std::map<std::pair<std::string, std::string>, Truth>;
 
+// The kernels the runs' arithmetic comes from. LibTorch and the OpenBLAS
+// under it pick their kernels for the CPU at run time (AVX-512 ones where
+// there is AVX-512, AVX2 ones else), and a matmul blocked another way sums
+// in another order: an fp32 or simulated run drifts a few ulps a step from
+// the same run on another machine, and a prediction or a truth that sits on
+// its threshold moves (docs/checks.md: 4 of the 2688 cells between an AVX2
+// and an AVX-512 machine, all from OpenBLAS's choice). lpsim's own kernels
+// add the same terms in the same order on every target (docs/simd.md).
+// Pinned to their AVX2 kernels, every x86-64 machine with AVX2 and FMA
+// computes the same runs, so a table or a truths file made on one is made
+// on all. OpenBLAS reads its core type once, when it loads: the process
+// starts itself again with the variables set. Variables the user set stand
+// (LPSIM_VALIDATION_KERNELS=native: no pinning, the machine's own kernels).
+void PinKernels(char** argv) {
+  const char* mode = std::getenv("LPSIM_VALIDATION_KERNELS");
+  if (mode && std::string(mode) == "native") return;
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    std::fprintf(stderr, "lpsim validate: this CPU has no AVX2 and FMA: the runs use its own kernels and may "
+                         "differ from a table made on another machine\n");
+    return;
+  }
+  const bool restart = std::getenv("OPENBLAS_CORETYPE") == nullptr;
+  setenv("ATEN_CPU_CAPABILITY", "avx2", /*overwrite=*/0);  // read when LibTorch first dispatches
+  setenv("OPENBLAS_CORETYPE", "Haswell", /*overwrite=*/0);
+  if (restart) {
+    execv("/proc/self/exe", argv);
+    std::fprintf(stderr, "lpsim validate: cannot restart with OpenBLAS's kernels pinned (%s): they are the "
+                         "CPU's own\n", std::strerror(errno));
+  }
+}
+
+}  // namespace
+}  // namespace lpsim::validation
+
+// OpenBLAS's own report of the kernels it loaded (absent where LibTorch
+// runs on another BLAS: weak, so the harness links without OpenBLAS).
+extern "C" char* openblas_get_corename() __attribute__((weak));
+
+namespace lpsim::validation {
+namespace {
+
+// The kernels the runs use, as LibTorch and OpenBLAS report them: what the
+// JSON and the truths record ("LibTorch AVX2, OpenBLAS Haswell").
+std::string KernelsInUse() {
+  std::string aten = "?";
+  const std::string config = at::show_config();
+  const std::string key = "CPU capability usage: ";
+  if (const size_t at = config.find(key); at != std::string::npos) {
+    aten = config.substr(at + key.size(), config.find('\n', at) - at - key.size());
+  }
+  const char* blas = openblas_get_corename ? openblas_get_corename() : nullptr;
+  return "LibTorch " + aten + ", " + (blas ? "OpenBLAS " + std::string(blas) : std::string("BLAS not OpenBLAS"));
+}
+
 // Reads the "runs" of an earlier --json output; an empty string on success,
 // else what is wrong with the file.
 // The number of fp32 seeds its truths were judged against goes to *seeds,
 // the number of simulated runs per truth to *sim_seeds (1 for files older
-// than the fields).
-std::string LoadTruths(const std::string& path, Truths* out, int* seeds, int* sim_seeds) {
+// than the fields), the kernels they were simulated with to *kernels ("" for
+// files older than the field).
+std::string LoadTruths(const std::string& path, Truths* out, int* seeds, int* sim_seeds, std::string* kernels) {
   std::ifstream in(path);
   if (!in) return "cannot read " + path;
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -302,6 +363,8 @@ std::string LoadTruths(const std::string& path, Truths* out, int* seeds, int* si
       *count = n.get<int>();
     }
   }
+  kernels->clear();
+  if (j.contains("kernels") && j["kernels"].is_string()) *kernels = j["kernels"].get<std::string>();
   // Truths judged under another loss scale (files before it was recorded:
   // the linear one) would mix two truths in one table.
   std::string scale = "linear";
@@ -542,7 +605,9 @@ int Usage(const char* why) {
 }
 
 int Main(int argc, char** argv) {
+  PinKernels(argv);
   torch::set_num_threads(1);
+  const std::string kernels = KernelsInUse();
   const std::vector<std::pair<Program, Group>> all = Corpus();
   {
     std::set<std::string> names;
@@ -651,13 +716,15 @@ int Main(int argc, char** argv) {
 
   Truths truths;
   int truths_seeds = 0, truths_sim_seeds = 0;  // the seeds of the --truth files' truths (fp32, simulated)
+  std::set<std::string> truths_kernels;        // the kernels they were simulated with, as the files record them
   if (!truth_file.empty()) {
     // Several files (comma-separated) merge: one per group of the corpus,
     // say, each from its own --programs run. A later file's run of the same
     // program and target replaces an earlier one's.
     for (const std::string& file : Split(truth_file)) {
       int seeds = 0, sim_seeds = 0;
-      const std::string err = LoadTruths(file, &truths, &seeds, &sim_seeds);
+      std::string file_kernels;
+      const std::string err = LoadTruths(file, &truths, &seeds, &sim_seeds, &file_kernels);
       if (!err.empty()) return Usage(("--truth: " + err).c_str());
       if (truths_seeds != 0 && (seeds != truths_seeds || sim_seeds != truths_sim_seeds)) {
         return Usage(("--truth: " + file + " was judged with " + std::to_string(seeds) + " fp32 and " +
@@ -667,6 +734,9 @@ int Main(int argc, char** argv) {
                          .c_str());
       }
       truths_seeds = seeds, truths_sim_seeds = sim_seeds;
+      // Files simulated with other kernels merge (their truths are judged
+      // alike), and the record names each.
+      truths_kernels.insert(file_kernels.empty() ? "not recorded" : file_kernels);
     }
     for (const auto& [p, group] : programs) {
       for (const lpsim::Target& t : targets) {
@@ -770,11 +840,16 @@ int Main(int argc, char** argv) {
                                             {"break_window", kBreakWindow},
                                             {"fp32_seeds", truths.empty() ? g_fp32_seeds : truths_seeds},
                                             {"sim_seeds", truths.empty() ? g_sim_seeds : truths_sim_seeds}};
+  // The kernels the truths were simulated with: this process's, or those
+  // the --truth files record.
+  std::string simulated_with = truths.empty() ? kernels : "";
+  for (const std::string& k : truths_kernels) simulated_with += (simulated_with.empty() ? "" : "; ") + k;
   if (!save_truths.empty()) {
     // The truths alone, one run per line, in the shape --truth reads: the
     // corpus's simulations kept in the repository (examples/validation/
     // truths.json) so that a rule change is judged in one --truth run.
-    std::string text = "{\"tolerance\": " + tolerance.dump() + ",\n\"runs\": [\n";
+    std::string text = "{\"tolerance\": " + tolerance.dump() + ", \"kernels\": " +
+                       nlohmann::json(simulated_with).dump() + ",\n\"runs\": [\n";
     for (size_t i = 0; i < cells.size(); ++i) {
       const Cell& c = cells[i];
       const bool classifier = std::isfinite(fp32_final[c.program].second);
@@ -805,6 +880,7 @@ int Main(int argc, char** argv) {
   if (json) {
     nlohmann::ordered_json j;
     j["tolerance"] = tolerance;
+    j["kernels"] = {{"fp32_runs", kernels}, {"truths", simulated_with}};
     j["seconds"] = seconds;
     // What the predictions were judged with: the lp_* rules' settings
     // (--rules, or the defaults), so that a table names its rules.
@@ -867,6 +943,9 @@ int Main(int argc, char** argv) {
               "worst.\n\n",
               programs.size(), targets.size(), seconds, truths.empty() ? g_sim_seeds : truths_sim_seeds,
               truths.empty() ? g_fp32_seeds : truths_seeds, 100 * kLossTolerance, 100 * kAccuracyTolerance);
+  std::printf("Kernels (examples/validation/validation.cc PinKernels): the fp32 runs' %s; the truths' "
+              "simulations' %s.\n\n",
+              kernels.c_str(), simulated_with.c_str());
   if (!rules_file.empty()) std::printf("Predicted with the rules of %s.\n\n", rules_file.c_str());
   std::printf("Precision and recall with their 95%% intervals: the programs are a sample (per target: "
               "Clopper-Pearson; all targets: the bootstrap over programs, whose cells on the targets are not "
