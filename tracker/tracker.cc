@@ -120,9 +120,11 @@ torch::Tensor Tracker::Impl::Tap(const std::string& name, const torch::Tensor& x
     });
     return y;
   }
-  // A probe step's own casts feed the histories; the steps between observe.
-  if (!probes_.empty() && !ProbeStep() && x.is_floating_point() && x.device().is_cpu()) {
-    ObserveForProbes(TargetRole::kActivation, RoleKey(TargetRole::kActivation, name), x);
+  if (!probes_.empty() && x.is_floating_point() && x.device().is_cpu()) {
+    const bool state = state_taps_.count(name) != 0;  // FollowStates casts it, every step
+    // A probe step's own casts feed the histories; the steps between observe.
+    if (!ProbeStep() && !state) ObserveForProbes(TargetRole::kActivation, RoleKey(TargetRole::kActivation, name), x);
+    if (!x.requires_grad() && !state) no_grad_taps_[name] = x;  // a stored state? (FollowStates)
   }
   const bool tracking = Tracking();
   if (tracking) Record(name, Role::kActivation, x, module_type);

@@ -146,6 +146,14 @@ struct TrackerOptions {
   // in training). The losses, times probe_loss_scale (below), become the
   // scalars "probe_loss" and "probe_loss:TARGET", which lp_forward_loss
   // judges against the losses step() was given (docs/checks.md).
+  // A weight average the program keeps through a tap (a module buffer that
+  // a tap's output, computed without gradients, is copied into at every
+  // step, moving as b = b + a (w - b) toward a parameter w of its shape: an
+  // EMA of the weights, a mean teacher; a fitted at every step) is followed
+  // per probe target as that target would have kept it, the tap's cast of
+  // the same update at every step, and probes and rollouts on the target
+  // read that copy: an update below half the stored average's step is lost
+  // there, and the average stalls where fp32's moves on.
   // Not with simulate mode, which runs on the target already.
   std::function<torch::Tensor()> probe;
   std::vector<std::string> probe_targets;

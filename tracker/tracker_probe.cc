@@ -6,6 +6,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "simd/scaling.h"
@@ -62,6 +63,7 @@ void Tracker::Impl::Probe() {
       if (p.tensor.scalar_type() != torch::kFloat) continue;
       p.tensor.copy_(CastAsRole(weights, RoleKey(TargetRole::kWeight, p.name), &t.quantizers, p.tensor));
     }
+    LoadStates(static_cast<size_t>(&t - probes_.data()));
     probing_ = &t;
     AddScalar(ScalarRecord{step_, "probe_loss:" + t.target.name, opt_.probe_loss_scale * loss()});
   }
@@ -141,6 +143,7 @@ void Tracker::Impl::Rollout() {
         std::lock_guard<std::mutex> lock(gen.mutex());
         gen.set_state(rng);  // every rollout draws the same dropout masks
       }
+      LoadStates(static_cast<size_t>(&t - probes_.data()));
       losses.emplace_back("rollout_loss:" + t.target.name, RolloutOn(&copy, weights, bytes));
     }
     restore();
@@ -205,6 +208,95 @@ double Tracker::Impl::RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>
   torch::NoGradGuard no_grad;
   const torch::Tensor l = opt_.probe();  // the loss reached
   return l.defined() && l.numel() == 1 ? l.detach().item<double>() : NAN;
+}
+
+void Tracker::Impl::FollowStates() {
+  torch::NoGradGuard no_grad;
+  // New states: a float buffer equal to a tap output of this step.
+  if (!no_grad_taps_.empty()) {
+    for (const auto& item : model_.named_buffers()) {
+      const torch::Tensor& b = item.value();
+      if (!tracker_internal::FastPath(b) || b.numel() == 0) continue;
+      if (std::any_of(states_.begin(), states_.end(), [&](const StoredState& s) { return s.buffer.is_same(b); })) {
+        continue;
+      }
+      for (const auto& [tap, x] : no_grad_taps_) {
+        if (state_taps_.count(tap) || x.sizes() != b.sizes() || !torch::equal(x.to(torch::kFloat), b)) continue;
+        StoredState s;
+        s.tap = tap;
+        s.name = item.key();
+        s.buffer = b;
+        states_.push_back(std::move(s));
+        state_taps_.insert(tap);
+        break;
+      }
+    }
+    no_grad_taps_.clear();
+  }
+  for (StoredState& s : states_) {
+    const torch::Tensor b = s.buffer.detach();
+    // The fit: the step's change of b against w - b for each weight of its
+    // shape (the one that explains it best, once chosen, kept): a_t the
+    // least-squares coefficient; it holds while the rest is under 1% of
+    // the change's energy (fp32's own rounding of a small update is far less).
+    double a = 0;
+    if (s.previous.defined()) {
+      const torch::Tensor d = b - s.previous;
+      const double dd = d.square().sum().item<double>();
+      int best = -1;
+      double best_rest = 0.01;  // the largest rest that fits
+      for (size_t i = 0; i < params_.size(); ++i) {
+        const torch::Tensor& w = params_[i].tensor;
+        if ((s.param >= 0 && static_cast<int>(i) != s.param) || w.scalar_type() != torch::kFloat ||
+            w.sizes() != b.sizes()) {
+          continue;
+        }
+        const torch::Tensor g = w.detach() - s.previous;
+        const double gg = g.square().sum().item<double>();
+        if (gg == 0 || dd == 0) {  // nothing moved: no evidence either way
+          if (static_cast<int>(i) == s.param) best = s.param;
+          continue;
+        }
+        const double ai = (d * g).sum().item<double>() / gg;
+        const double rest = (d - ai * g).square().sum().item<double>() / dd;
+        if (rest <= best_rest && ai >= 0 && ai <= 1) {
+          best = static_cast<int>(i);
+          best_rest = rest;
+          a = ai;
+        }
+      }
+      if (best < 0 && s.param >= 0) s.on_target.clear();  // no longer such an average: not loaded
+      if (best >= 0 && s.param < 0) {
+        const std::string& w = params_[static_cast<size_t>(best)].name;
+        char rate[32];
+        std::snprintf(rate, sizeof rate, "%.3g", a);
+        Note("average:" + s.tap, "buffer '" + s.name + "', stored from tap '" + s.tap + "', moves as an average of '" +
+                                     w + "' (b += " + std::string(rate) + " (w - b) at step " + std::to_string(step_) +
+                                     "): each probe target's probes and rollouts read it as that target keeps "
+                                     "it, the tap's cast of every update (an update below half its step is lost)");
+      }
+      s.param = best;
+    }
+    s.on_target.resize(probes_.size());
+    for (size_t i = 0; i < probes_.size(); ++i) {
+      ProbeTarget& t = probes_[i];
+      torch::Tensor next = b.clone();  // until fitted: the tap's cast of fp32's value
+      if (s.param >= 0 && s.on_target[i].defined()) {
+        const torch::Tensor& kept = s.on_target[i];
+        next = kept + a * (params_[static_cast<size_t>(s.param)].tensor.detach() - kept);
+      }
+      s.on_target[i] = CastAsRole(t.target.role(TargetRole::kActivation),
+                                  RoleKey(TargetRole::kActivation, s.tap), &t.quantizers, next);
+    }
+    s.previous = b.clone();
+  }
+}
+
+void Tracker::Impl::LoadStates(size_t i) {
+  torch::NoGradGuard no_grad;
+  for (StoredState& s : states_) {
+    if (s.param >= 0 && i < s.on_target.size() && s.on_target[i].defined()) s.buffer.copy_(s.on_target[i]);
+  }
 }
 
 void Tracker::Impl::ObserveForProbes(TargetRole role, const std::string& key, const torch::Tensor& x) {

@@ -89,6 +89,7 @@ StepResult Tracker::Impl::Step(const torch::Tensor& loss) {
   }
 
   AddScalar(ScalarRecord{step_, "loss", loss_value});
+  if (!probes_.empty()) FollowStates();
   if (ProbeStep()) {
     Probe();  // before the update: this step's weights
     if (RolloutStep()) Rollout();

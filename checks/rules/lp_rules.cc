@@ -68,7 +68,8 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "lpsim; Transformer Engine DelayedScaling starts from scale 1 and an empty amax history", W));
   out->push_back(CatalogEntry("lp_forward_loss", "low_precision",
                   "probes of an fp32 run (TrackerOptions::probe): the loss of the same forward pass, at the "
-                  "same weights and batch, with weights and activations as a target stores them, is above "
+                  "same weights and batch, with weights and activations as a target stores them (and weight "
+                  "averages the program keeps through a tap as the target would have kept them), is above "
                   "fp32's by more than max_gain_share of what the training has gained so far (the first "
                   "diverging_loss window's mean minus fp32's probe loss; log_scale 1: measured on the tighter "
                   "of the linear and the log scale), in `probes` probes in a row, or is not finite: predicted "

@@ -150,6 +150,31 @@ class Tracker::Impl {
   // `weights` and the optimizer state `state` (serialized per key);
   // returns the loss reached, NaN when a loss turned non-finite.
   double RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>& weights, const std::vector<SavedState>& state);
+  // Probes' stored states (tracker_probe.cc): a module buffer that a tap's
+  // output, computed without gradients, is copied into (the program keeps
+  // it as it stores that activation) and that moves as a running average
+  // of a parameter of its shape, b_t = b_{t-1} + a_t (w_t - b_{t-1}) (an
+  // exponential moving average of the weights: Polyak averaging, a mean
+  // teacher; a_t fitted at every step). On a probe target that buffer is
+  // the tap's cast of the same recurrence at every step, so an update
+  // below half the stored value's step is lost there and the average
+  // stalls; each probe target's copy is followed here, and its probes and
+  // rollouts read that copy in place of the fp32 buffer.
+  struct StoredState {
+    std::string tap;
+    std::string name;        // the buffer's, in the module
+    torch::Tensor buffer;    // the module's
+    torch::Tensor previous;  // its fp32 values one step earlier
+    int param = -1;          // index in params_ of the averaged weight; -1: not fitted (not loaded)
+    std::vector<torch::Tensor> on_target;  // per probe target (probes_' order)
+  };
+  // At Step, before the probes: finds new stored states among this step's
+  // tap outputs, fits each state's recurrence and advances each probe
+  // target's copy.
+  void FollowStates();
+  // Probe target i's copies of the fitted states into their buffers (the
+  // caller restores the buffers).
+  void LoadStates(size_t i);
   // Between probes: x (a tap's activation or a weight) reaches the amax
   // history of each probe target that keeps `role` with a delayed recipe,
   // as the target's casts at every step would.
@@ -204,6 +229,9 @@ class Tracker::Impl {
   bool in_probe_ = false;           // Probe() or Rollout() runs: taps record nothing
   int64_t rollout_step_ = 0;        // a rollout's step in progress: casts seed with step_ + it
   ProbeTarget* probing_ = nullptr;  // the probe target in progress: Tap casts for it
+  std::unordered_map<std::string, torch::Tensor> no_grad_taps_;  // this step's tap outputs without gradients
+  std::vector<StoredState> states_;
+  std::set<std::string> state_taps_;  // the taps of states_
   std::unordered_map<std::string, bool> selected_;             // name -> include/exclude verdict
   std::vector<std::string> notes_;
   std::set<std::string> noted_;
