@@ -212,7 +212,9 @@ double Tracker::Impl::RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>
 
 void Tracker::Impl::FollowStates() {
   torch::NoGradGuard no_grad;
-  // New states: a float buffer equal to a tap output of this step.
+  // New states: a float buffer equal to a tap output of this step (not the
+  // buffer itself, tapped where it is: that tap only reads it, and what the
+  // program keeps is not the tap's cast).
   if (!no_grad_taps_.empty()) {
     for (const auto& item : model_.named_buffers()) {
       const torch::Tensor& b = item.value();
@@ -221,7 +223,10 @@ void Tracker::Impl::FollowStates() {
         continue;
       }
       for (const auto& [tap, x] : no_grad_taps_) {
-        if (state_taps_.count(tap) || x.sizes() != b.sizes() || !torch::equal(x.to(torch::kFloat), b)) continue;
+        if (state_taps_.count(tap) || x.sizes() != b.sizes() || x.data_ptr() == b.data_ptr() ||
+            !torch::equal(x.to(torch::kFloat), b)) {
+          continue;
+        }
         StoredState s;
         s.tap = tap;
         s.name = item.key();

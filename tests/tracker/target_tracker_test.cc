@@ -470,7 +470,8 @@ TEST_F(TargetTracker, InferenceOnlyTargetsAreProbedNotRolledOut) {
 // bf16-accelerator an update of 0.001 (w - avg) is below half of bf16's step
 // at 1.0 and is lost at every step, so the probe reads an average that never
 // left 1.0 while fp32's moved on; a larger update follows fp32's within the
-// bf16 steady-state lag; the same average kept without a tap is the fp32
+// bf16 steady-state lag; the same average kept without a tap, or tapped
+// where it is (the tap reads it; its cast is not what is kept), is the fp32
 // buffer on the target too. A second weight of the same shape (trained
 // elsewhere) is not taken for the averaged one.
 TEST_F(TargetTracker, ProbesReadWeightAveragesAsTheTargetKeepsThem) {
@@ -483,12 +484,13 @@ TEST_F(TargetTracker, ProbesReadWeightAveragesAsTheTargetKeepsThem) {
     torch::Tensor w, v, avg;
   };
   std::vector<std::string> notes;
-  auto run = [&](double rate, bool tapped) {
+  enum Kept { kThroughTheTap, kUntapped, kTappedInPlace };
+  auto run = [&](double rate, Kept kept) {
     Averaged m;
     torch::optim::SGD opt(m.parameters(), torch::optim::SGDOptions(0.1));
     const torch::Tensor goal = torch::linspace(1.2, 1.8, 64);
     TrackerOptions o;
-    o.run_dir = TempRunDir("average_" + std::to_string(rate) + (tapped ? "_tap" : ""));
+    o.run_dir = TempRunDir("average_" + std::to_string(rate) + "_" + std::to_string(kept));
     o.probe_targets = {"bf16-accelerator"};
     o.probe_every = 8;
     o.probe = [&] { return m.avg.mean(); };
@@ -499,7 +501,8 @@ TEST_F(TargetTracker, ProbesReadWeightAveragesAsTheTargetKeepsThem) {
         {
           torch::NoGradGuard no_grad;
           const torch::Tensor next = m.avg + rate * (m.w.detach() - m.avg);
-          m.avg.copy_(tapped ? t.tap("avg", next, "Add") : next);
+          m.avg.copy_(kept == kThroughTheTap ? t.tap("avg", next, "Add") : next);
+          if (kept == kTappedInPlace) t.tap("avg", m.avg, "Add");  // read where it is: the cast is not kept
         }
         torch::Tensor loss = 0.5 * ((m.w - goal).square().sum() + (m.v + 2).square().sum());
         loss.backward();
@@ -511,7 +514,7 @@ TEST_F(TargetTracker, ProbesReadWeightAveragesAsTheTargetKeepsThem) {
     std::filesystem::remove_all(o.run_dir);
     return std::make_pair(probes.at("probe_loss").at(32), probes.at("probe_loss:bf16-accelerator").at(32));
   };
-  const auto [fp32_slow, bf16_slow] = run(0.001, true);
+  const auto [fp32_slow, bf16_slow] = run(0.001, kThroughTheTap);
   // The user is told which buffer is followed, and as the average of what.
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("buffer 'avg_w', stored from tap 'avg', moves as an average of 'w' (b += 0.001 (w - b)"),
@@ -519,14 +522,16 @@ TEST_F(TargetTracker, ProbesReadWeightAveragesAsTheTargetKeepsThem) {
       << notes[0];
   EXPECT_GT(fp32_slow, 1.005);
   EXPECT_EQ(bf16_slow, 1.0) << "the bf16 average moved: its updates were not lost";
-  const auto [fp32_fast, bf16_fast] = run(0.25, true);
+  const auto [fp32_fast, bf16_fast] = run(0.25, kThroughTheTap);
   EXPECT_GT(fp32_fast, 1.2);
   EXPECT_NEAR(bf16_fast, fp32_fast, 0.01);
   EXPECT_NE(bf16_fast, fp32_fast);
-  const auto [fp32_untapped, bf16_untapped] = run(0.001, false);
-  EXPECT_TRUE(notes.empty()) << notes[0];
-  EXPECT_EQ(fp32_untapped, fp32_slow);
-  EXPECT_EQ(bf16_untapped, fp32_untapped);
+  for (Kept kept : {kUntapped, kTappedInPlace}) {
+    const auto [fp32_kept, bf16_kept] = run(0.001, kept);
+    EXPECT_TRUE(notes.empty()) << kept << ": " << notes[0];
+    EXPECT_EQ(fp32_kept, fp32_slow) << kept;
+    EXPECT_EQ(bf16_kept, fp32_kept) << kept;
+  }
 }
 
 TEST_F(TargetTracker, BadProbeSettingsFailAtConstruction) {
