@@ -4,7 +4,7 @@
 //
 // For every program of the corpus (corpus.h, corpus_fresh.h, corpus_fresh2.h,
 // corpus_fresh3.h, corpus_fresh4.h, corpus_fresh5.h, corpus_fresh6.h,
-// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h, corpus_fresh13.h, corpus_fresh14.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
+// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h, corpus_fresh13.h, corpus_fresh14.h, corpus_fresh15.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
 // Conv1d nets, gated recurrent nets, an LSTM, SwiGLU units, DeepSets, a
 // mixture of experts, HMMs, a graph convolutional network, depthwise-
 // separable and squeeze-and-excitation CNNs, a gated TCN, a highway net,
@@ -96,8 +96,10 @@
 // blind to them after fresh10; `fresh12`, Fresh12Programs()
 // (corpus_fresh12.h), written blind to them after fresh11; `fresh13`,
 // Fresh13Programs() (corpus_fresh13.h), written blind to them after
-// fresh12; and `fresh14`, Fresh14Programs() (corpus_fresh14.h), written
-// blind to them after fresh13, the unseen check. All the others are seen data now: each judged one change or measured the
+// fresh12; `fresh14`, Fresh14Programs() (corpus_fresh14.h), written
+// blind to them after fresh13; and `fresh15`, Fresh15Programs()
+// (corpus_fresh15.h), written blind to them after fresh14, the unseen
+// check. All the others are seen data now: each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
 // fresh10, fresh11 and fresh12 measured the rules as they were, fresh8 finding
@@ -151,6 +153,7 @@
 #include "examples/validation/corpus_fresh12.h"
 #include "examples/validation/corpus_fresh13.h"
 #include "examples/validation/corpus_fresh14.h"
+#include "examples/validation/corpus_fresh15.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -467,12 +470,12 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
 // here, its name in kGroupNames and its programs in Corpus().
 enum class Group {
   kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5, kFresh6, kFresh7, kFresh8, kFresh9, kFresh10, kFresh11,
-  kFresh12, kFresh13, kFresh14
+  kFresh12, kFresh13, kFresh14, kFresh15
 };
-constexpr std::array<const char*, 16> kGroupNames = {"tune",    "holdout", "fresh",   "fresh2",  "fresh3",
+constexpr std::array<const char*, 17> kGroupNames = {"tune",    "holdout", "fresh",   "fresh2",  "fresh3",
                                                       "fresh4",  "fresh5",  "fresh6",  "fresh7",  "fresh8",
                                                       "fresh9",  "fresh10", "fresh11", "fresh12", "fresh13",
-                                                      "fresh14"};
+                                                      "fresh14", "fresh15"};
 constexpr size_t kGroups = kGroupNames.size();
 
 const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
@@ -481,7 +484,8 @@ const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
 // FreshPrograms(), Fresh2Programs(), Fresh3Programs(), Fresh4Programs(),
 // Fresh5Programs(), Fresh6Programs(), Fresh7Programs(), Fresh8Programs(),
 // Fresh9Programs(), Fresh10Programs(), Fresh11Programs(), Fresh12Programs(),
-// Fresh13Programs() and Fresh14Programs(): the whole corpus in the order
+// Fresh13Programs(), Fresh14Programs() and Fresh15Programs(): the whole
+// corpus in the order
 // --list shows it.
 std::vector<std::pair<Program, Group>> Corpus() {
   std::vector<std::pair<Program, Group>> out;
@@ -501,6 +505,7 @@ std::vector<std::pair<Program, Group>> Corpus() {
   for (Program& p : Fresh12Programs()) out.push_back({std::move(p), Group::kFresh12});
   for (Program& p : Fresh13Programs()) out.push_back({std::move(p), Group::kFresh13});
   for (Program& p : Fresh14Programs()) out.push_back({std::move(p), Group::kFresh14});
+  for (Program& p : Fresh15Programs()) out.push_back({std::move(p), Group::kFresh15});
   return out;
 }
 
