@@ -46,6 +46,19 @@
 // triangles' s - c is below bf16's step of the sides). The score matching
 // ended at 0.0100 against fp32's 0.0062..0.0076, not broken; the others
 // within a few percent of fp32 (the minGRU lower, 0.0017).
+// After the group was judged (once, unseen), the minGRU's run-to-run drift
+// was traced to LibTorch 1.13 itself: nn::Conv1d's weight gradient, for
+// this front end's input ([N, 1, 52] after the causal padding, kernel 5,
+// 16 channels), reads memory it never wrote (sums of |grad| from 0.07 to
+// 1e37, NaN once, different in every process; the same layer on an
+// unpadded input of 48 gives 0.07 every time). Its conv weights took
+// steps of RMSprop's full size in random directions, and the first judged
+// run's two false alarms on it (lp_overflow at step 2 on fp16-npu-ftz and
+// ipu-fp8) were those garbage gradients overflowing. The front end now
+// computes the same causal convolution as a matmul of the padded input's
+// windows with the Conv1d's own weight and bias (unfold), which LibTorch
+// computes right and the same in every process; the rest of the program is
+// unchanged, and its truths were simulated again.
 //
 // Seven train fine in fp32 and, by design, on fp8 hardware, on architectures
 // or practices no earlier group's healthy programs use: a Linformer block
@@ -395,7 +408,13 @@ struct MinGruNetImpl : nn::Module {
   }
   torch::Tensor forward(const torch::Tensor& x) {  // [N, L, 1]
     torch::Tensor s = nn::functional::pad(x.transpose(1, 2), nn::functional::PadFuncOptions({4, 0}));
-    torch::Tensor f = Tap("conv.gelu", torch::gelu(conv->forward(s)), "GELU").transpose(1, 2);  // [N, L, ch]
+    // The convolution as windows x kernel (conv->forward's weight gradient
+    // reads unwritten memory on this input in LibTorch 1.13: see the top).
+    const int64_t ch = conv->weight.size(0), k = conv->weight.size(2);
+    torch::Tensor windows = s.unfold(2, k, 1).squeeze(1);  // [N, L, k]
+    torch::Tensor f = Tap("conv.gelu",
+                          torch::gelu(torch::matmul(windows, conv->weight.view({ch, k}).t()) + conv->bias),
+                          "GELU");  // [N, L, ch]
     torch::Tensor h1 = Tap("mingru1.states", Scan(gz1->forward(f)), "MinGRU");
     torch::Tensor h2 = Tap("mingru2.states", Scan(gz2->forward(h1)), "MinGRU");
     return head->forward(torch::cat({h2.mean(1), h2.select(1, h2.size(1) - 1)}, 1));
