@@ -121,7 +121,7 @@ torch::Tensor Tracker::Impl::Tap(const std::string& name, const torch::Tensor& x
     return y;
   }
   if (!probes_.empty() && x.is_floating_point() && x.device().is_cpu()) {
-    const bool state = state_taps_.count(name) != 0;  // FollowStates casts it, every step
+    const bool state = StateTap(name);  // FollowStates casts it, every step
     // A probe step's own casts feed the histories; the steps between observe.
     if (!ProbeStep() && !state) ObserveForProbes(TargetRole::kActivation, RoleKey(TargetRole::kActivation, name), x);
     if (!x.requires_grad() && !state) no_grad_taps_[name] = x;  // a stored state? (FollowStates)

@@ -223,7 +223,7 @@ void Tracker::Impl::FollowStates() {
         continue;
       }
       for (const auto& [tap, x] : no_grad_taps_) {
-        if (state_taps_.count(tap) || x.sizes() != b.sizes() || x.data_ptr() == b.data_ptr() ||
+        if (StateTap(tap) || x.sizes() != b.sizes() || x.data_ptr() == b.data_ptr() ||
             !torch::equal(x.to(torch::kFloat), b)) {
           continue;
         }
@@ -232,7 +232,6 @@ void Tracker::Impl::FollowStates() {
         s.name = item.key();
         s.buffer = b;
         states_.push_back(std::move(s));
-        state_taps_.insert(tap);
         break;
       }
     }

@@ -175,6 +175,10 @@ class Tracker::Impl {
   // Probe target i's copies of the fitted states into their buffers (the
   // caller restores the buffers).
   void LoadStates(size_t i);
+  // Whether `tap` is a state's (states_ is empty in nearly every run).
+  bool StateTap(const std::string& tap) const {
+    return std::any_of(states_.begin(), states_.end(), [&](const StoredState& s) { return s.tap == tap; });
+  }
   // Between probes: x (a tap's activation or a weight) reaches the amax
   // history of each probe target that keeps `role` with a delayed recipe,
   // as the target's casts at every step would.
@@ -231,7 +235,6 @@ class Tracker::Impl {
   ProbeTarget* probing_ = nullptr;  // the probe target in progress: Tap casts for it
   std::unordered_map<std::string, torch::Tensor> no_grad_taps_;  // this step's tap outputs without gradients
   std::vector<StoredState> states_;
-  std::set<std::string> state_taps_;  // the taps of states_
   std::unordered_map<std::string, bool> selected_;             // name -> include/exclude verdict
   std::vector<std::string> notes_;
   std::set<std::string> noted_;
