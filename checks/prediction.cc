@@ -19,7 +19,7 @@ CheckConfig LowPrecisionOnly(CheckConfig config) {
 }
 
 std::string ProbedTargetOf(const std::string& name) {
-  for (const std::string prefix : {"probe_loss:", "rollout_loss:"}) {
+  for (const std::string prefix : {"probe_loss:", "rollout_loss:", "rollout_skipped:"}) {
     if (name.rfind(prefix, 0) == 0) return name.substr(prefix.size());
   }
   return "";

@@ -42,7 +42,7 @@ bool IsBreakSign(const Finding& f, bool inference_only = false);
 CheckConfig LowPrecisionOnly(CheckConfig config);
 
 // The target a forward-probe or rollout scalar is of ("probe_loss:T",
-// "rollout_loss:T": T); "" for any other name.
+// "rollout_loss:T", "rollout_skipped:T": T); "" for any other name.
 std::string ProbedTargetOf(const std::string& name);
 
 struct BreakPrediction {

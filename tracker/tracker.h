@@ -170,7 +170,9 @@ struct TrackerOptions {
   // target stores them, an update whose cast gradients are not finite
   // skipped. Then probe's loss at the weights reached becomes the scalars
   // "rollout_loss" and "rollout_loss:TARGET", which lp_rollout judges
-  // against the step's "probe_loss" (docs/checks.md). Costs probe_rollout
+  // against the step's "probe_loss" and "probe_loss:TARGET"
+  // (docs/checks.md), and the number of updates skipped becomes
+  // "rollout_skipped" and "rollout_skipped:TARGET". Costs probe_rollout
   // forward and backward passes per target and rollout. The run is left as
   // found: weights, gradients, optimizer state, buffers, the random state
   // and the probe targets' amax histories. The optimizer's step() must work

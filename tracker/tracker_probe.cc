@@ -130,7 +130,7 @@ void Tracker::Impl::Rollout() {
   try {
     std::vector<SavedState> bytes;
     for (const auto& [key, s] : state) bytes.push_back({key, s.get(), Serialize(*s)});
-    std::vector<std::pair<std::string, double>> losses = {{"rollout_loss", RolloutOn(nullptr, weights, bytes)}};
+    std::vector<std::pair<std::string, RolloutResult>> results = {{"", RolloutOn(nullptr, weights, bytes)}};
     for (ProbeTarget& t : probes_) {
       if (t.target.inference_only) continue;  // no training happens there
       // On copies of the target's casts: the probes' histories go on as if
@@ -144,18 +144,22 @@ void Tracker::Impl::Rollout() {
         gen.set_state(rng);  // every rollout draws the same dropout masks
       }
       LoadStates(static_cast<size_t>(&t - probes_.data()));
-      losses.emplace_back("rollout_loss:" + t.target.name, RolloutOn(&copy, weights, bytes));
+      results.emplace_back(":" + t.target.name, RolloutOn(&copy, weights, bytes));
     }
     restore();
-    for (const auto& [name, v] : losses) AddScalar(ScalarRecord{step_, name, opt_.probe_loss_scale * v});
+    for (const auto& [suffix, r] : results) {
+      AddScalar(ScalarRecord{step_, "rollout_loss" + suffix, opt_.probe_loss_scale * r.loss});
+      AddScalar(ScalarRecord{step_, "rollout_skipped" + suffix, static_cast<double>(r.skipped)});
+    }
   } catch (...) {
     restore();
     throw;
   }
 }
 
-double Tracker::Impl::RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>& weights,
-                                const std::vector<SavedState>& state) {
+Tracker::Impl::RolloutResult Tracker::Impl::RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>& weights,
+                                                      const std::vector<SavedState>& state) {
+  RolloutResult result;
   auto& live = optimizer_.state();
   live.clear();
   for (const SavedState& s : state) live[s.key] = Deserialize(*s.like, s.bytes);
@@ -183,8 +187,8 @@ double Tracker::Impl::RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>
     rollout_step_ = k;
     for (Param& p : params_) p.tensor.mutable_grad() = torch::Tensor();
     const torch::Tensor l = opt_.probe();
-    if (!l.defined() || l.numel() != 1) return NAN;
-    if (!std::isfinite(l.detach().item<double>())) return NAN;  // the training diverged
+    if (!l.defined() || l.numel() != 1) return result;
+    if (!std::isfinite(l.detach().item<double>())) return result;  // the training diverged
     (l * opt_.probe_loss_scale).backward();
     torch::NoGradGuard no_grad;
     bool finite = true;
@@ -195,7 +199,10 @@ double Tracker::Impl::RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>
       if (master[i].defined()) g.copy_(cast(TargetRole::kWeightGrad, p.name, g));
       finite = finite && AllFinite(g);
     }
-    if (!finite) continue;  // skipped, as the tracker skips such an update
+    if (!finite) {  // skipped, as the tracker skips such an update
+      ++result.skipped;
+      continue;
+    }
     for (size_t i = 0; i < params_.size(); ++i) {
       if (master[i].defined()) params_[i].tensor.copy_(master[i]);
     }
@@ -207,7 +214,8 @@ double Tracker::Impl::RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>
   rollout_step_ = opt_.probe_rollout;
   torch::NoGradGuard no_grad;
   const torch::Tensor l = opt_.probe();  // the loss reached
-  return l.defined() && l.numel() == 1 ? l.detach().item<double>() : NAN;
+  if (l.defined() && l.numel() == 1) result.loss = l.detach().item<double>();
+  return result;
 }
 
 void Tracker::Impl::FollowStates() {

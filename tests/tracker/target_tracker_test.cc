@@ -314,6 +314,53 @@ TEST_F(TargetTracker, RolloutIsSimulateModesTraining) {
   EXPECT_EQ(ScalarsOf(o.run_dir, "probe_loss").at("probe_loss").at(0), ScalarsOf(o.run_dir, "loss").at("loss").at(0));
 }
 
+// A rollout counts the updates it skips because the gradients, as the
+// target stores them, are not finite ("rollout_skipped:TARGET"): under a
+// loss scale of 2^20, fp16's weight gradients overflow to Inf and every
+// update of fp16-npu-ftz's rollout is skipped, so it ends where it started,
+// at its probe loss, bit for bit (what lp_rollout reads as a stall); bf16
+// and fp32 hold the same gradients and skip none.
+TEST_F(TargetTracker, RolloutCountsTheUpdatesItSkips) {
+  torch::manual_seed(5);
+  Net net;
+  torch::optim::Adam opt(net.parameters(), torch::optim::AdamOptions(0.02));
+  TrackerOptions o;
+  o.run_dir = TempRunDir("rollout_skipped");
+  o.probe_targets = {"fp16-npu-ftz", "bf16-accelerator"};
+  o.probe_every = 2;
+  o.probe_rollout = 3;
+  o.probe_rollout_every = 2;
+  const double scale = 1 << 20;
+  o.probe_loss_scale = scale;
+  const torch::Tensor x = torch::randn({16, 8}) * 3, y = torch::randn({16, 4});
+  Tracker* tracker = nullptr;
+  o.probe = [&] { return torch::mse_loss(net.forward(*tracker, x), y); };
+  {
+    Tracker t(net, opt, o);
+    tracker = &t;
+    for (int s = 0; s < 3; ++s) {
+      opt.zero_grad();
+      torch::Tensor loss = torch::mse_loss(net.forward(t, x), y) * scale;
+      loss.backward();
+      t.step(loss);
+    }
+    ASSERT_TRUE(t.Close().ok());
+  }
+  const auto skipped = ScalarsOf(o.run_dir, "rollout_skipped");
+  ASSERT_EQ(skipped.size(), 3u);  // fp32 and both targets
+  using Steps = std::map<int64_t, double>;
+  EXPECT_EQ(skipped.at("rollout_skipped:fp16-npu-ftz"), (Steps{{0, 3}, {2, 3}}));
+  EXPECT_EQ(skipped.at("rollout_skipped:bf16-accelerator"), (Steps{{0, 0}, {2, 0}}));
+  EXPECT_EQ(skipped.at("rollout_skipped"), (Steps{{0, 0}, {2, 0}}));
+  const auto rollouts = ScalarsOf(o.run_dir, "rollout_loss");
+  const auto probes = ScalarsOf(o.run_dir, "probe_loss");
+  EXPECT_EQ(rollouts.at("rollout_loss:fp16-npu-ftz"), probes.at("probe_loss:fp16-npu-ftz"));
+  for (const char* name : {"rollout_loss", "rollout_loss:bf16-accelerator"}) {
+    const std::string start = std::string(name) == "rollout_loss" ? "probe_loss" : "probe_loss:bf16-accelerator";
+    for (int64_t step : {0, 2}) EXPECT_LT(rollouts.at(name).at(step), probes.at(start).at(step)) << name << " trains";
+  }
+}
+
 // A tracker that probes (and rolls out) every step trains exactly as one
 // that does not: weights, gradients, optimizer state, BatchNorm statistics
 // and dropout's random draws untouched.

@@ -147,9 +147,16 @@ class Tracker::Impl {
     std::string bytes;
   };
   // One rollout: on probe target t (null: fp32), from the weights
-  // `weights` and the optimizer state `state` (serialized per key);
-  // returns the loss reached, NaN when a loss turned non-finite.
-  double RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>& weights, const std::vector<SavedState>& state);
+  // `weights` and the optimizer state `state` (serialized per key): the
+  // loss reached (NaN when a loss turned non-finite) and the number of
+  // updates skipped because the gradients, as t stores them, were not
+  // finite.
+  struct RolloutResult {
+    double loss = NAN;
+    int skipped = 0;
+  };
+  RolloutResult RolloutOn(ProbeTarget* t, const std::vector<torch::Tensor>& weights,
+                          const std::vector<SavedState>& state);
   // Probes' stored states (tracker_probe.cc): a module buffer that a tap's
   // output, computed without gradients, is copied into (the program keeps
   // it as it stores that activation) and that moves as a running average
