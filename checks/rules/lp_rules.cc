@@ -73,7 +73,9 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "fp32's by more than max_gain_share of what the training has gained so far (the first "
                   "diverging_loss window's mean minus fp32's probe loss; log_scale 1: measured on the tighter "
                   "of the linear and the log scale), in `probes` probes in a row, or is not finite: predicted "
-                  "lost training on that hardware",
+                  "lost training on that hardware; with rollout_check 1 (off by default), a costly probe does "
+                  "not count while the target's latest rollout ends within the same share of fp32's (training "
+                  "as the target trains closes the gap)",
                   "lpsim (lpsim validate's tolerance of 25% of fp32's improvement; its truth measures it on the "
                   "tighter of the linear and the log scale)", W));
   out->push_back(CatalogEntry("lp_rollout", "low_precision",
@@ -82,8 +84,11 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "as it stores it) end above fp32's by more than max_lag_share of the gain at stake (the "
                   "larger of fp32's gain in the rollout and the training's gain so far, which must exceed "
                   "min_gain_share of the start loss; log_scale 1: measured on the tighter of the linear and "
-                  "the log scale), in `rollouts` rollouts in a row, or by more than at_once_lag_share of "
-                  "it in one, or end non-finite: predicted lost training on that hardware",
+                  "the log scale), or make no progress from the target's own start (its probe loss) while "
+                  "fp32's rollout gains at least stall_gain_share of the step's loss (the target's loss rises, "
+                  "or stays with updates skipped for non-finite gradients), in `rollouts` rollouts in a row, "
+                  "or lag by more than at_once_lag_share of the stake in one, or end non-finite: predicted "
+                  "lost training on that hardware",
                   "lpsim; calibrated on lpsim validate's corpus (half the gain, as against the harness's "
                   "quarter for a whole training; two rollouts, as a target that adapts catches up in the "
                   "next)", W));
@@ -274,11 +279,23 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
     const double cost = s.value - fp32;
     int& streak = forward_streak_[target];
     double allowed = NAN;
+    bool recovered = false;
     if (!std::isfinite(s.value)) {
       streak = p.probes;
     } else if (std::isfinite(gain) && gain > 0) {
       allowed = AllowedLoss(fp32, loss_->first_window(), fp32, p.max_gain_share, p.log_scale != 0);
-      streak = s.value > allowed ? streak + 1 : 0;
+      bool costly = s.value > allowed;
+      // The target's latest rollout ends within the same share of fp32's:
+      // training as the target trains closes the gap the probe shows.
+      const auto last = last_rollout_.find(target);
+      if (costly && p.rollout_check != 0 && last != last_rollout_.end()) {
+        const auto [target_rollout, fp32_rollout] = last->second;
+        recovered = std::isfinite(target_rollout) &&
+                    target_rollout <= AllowedLoss(fp32_rollout, loss_->first_window(), fp32_rollout,
+                                                  p.max_gain_share, p.log_scale != 0);
+        costly = !recovered;
+      }
+      streak = costly ? streak + 1 : 0;
     } else {
       continue;  // no gain yet (or before the first window): nothing to lose
     }
@@ -296,18 +313,25 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
                      "that hardware the training loses what it learns; the tensors the other lp_* findings "
                      "name (or a record of each tap cast as the target stores it) show where.",
                  {{"probe_loss", s.value}, {"fp32_probe_loss", fp32}, {"gain", gain}, {"gain_share", share},
-                  {"max_gain_share", p.max_gain_share}, {"allowed_loss", allowed}});
+                  {"max_gain_share", p.max_gain_share}, {"allowed_loss", allowed},
+                  {"rollout_recovered", recovered ? 1.0 : 0.0}});
   }
 }
 
 void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, double start) {
-  static const std::string kRollout = "rollout_loss", kTarget = "rollout_loss:";
+  static const std::string kRollout = "rollout_loss", kTarget = "rollout_loss:", kProbeTarget = "probe_loss:",
+                           kSkipped = "rollout_skipped:";
   const LpRolloutParams& p = p_.lp_rollout;
   double fp32 = NAN;
+  bool rolled_out = false;
   for (const ScalarRecord& s : scalars) {
-    if (s.name == kRollout) fp32 = s.value;
+    if (s.name == kRollout) fp32 = s.value, rolled_out = true;
   }
-  if (!std::isfinite(fp32)) return;  // fp32 itself diverges on this batch: no reference
+  if (!rolled_out) return;  // no rollout at this step: the latest stays the latest
+  if (!std::isfinite(fp32)) {  // fp32 itself diverges on this batch: no reference
+    last_rollout_.clear();
+    return;
+  }
   // The gain at stake: what fp32 learns in the rollout, or what the
   // training has learnt so far, whichever is larger.
   const double so_far = loss_->first_window() - start;
@@ -325,15 +349,31 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
   const double allowed = allowance(p.max_lag_share);
   // A lag this large counts at once (the whole stake lost).
   const double at_once = allowance(std::max(p.at_once_lag_share, p.max_lag_share));
+  // Per target: its own start (its probe loss) and its skipped updates.
+  std::map<std::string, double> target_start, skipped;
+  for (const ScalarRecord& s : scalars) {
+    if (s.name.rfind(kProbeTarget, 0) == 0) target_start[s.name.substr(kProbeTarget.size())] = s.value;
+    if (s.name.rfind(kSkipped, 0) == 0) skipped[s.name.substr(kSkipped.size())] = s.value;
+  }
+  const bool fp32_learns = p.stall_gain_share > 0 && start - fp32 >= p.stall_gain_share * std::fabs(start);
   for (const ScalarRecord& s : scalars) {
     if (s.name.rfind(kTarget, 0) != 0) continue;
     const std::string target = s.name.substr(kTarget.size());
+    last_rollout_[target] = {s.value, fp32};
     const double lag = s.value - fp32;
     int& streak = rollout_streak_[target];
+    // No progress from the target's own start where fp32 learns: its loss
+    // rose, or stayed with updates skipped (not: stayed with every update
+    // below the stored weights' resolution).
+    double own_start = NAN, own_skipped = 0;
+    if (auto it = target_start.find(target); it != target_start.end()) own_start = it->second;
+    if (auto it = skipped.find(target); it != skipped.end()) own_skipped = it->second;
+    const bool stalled = fp32_learns && std::isfinite(own_start) && std::isfinite(s.value) &&
+                         (s.value > own_start || (s.value == own_start && own_skipped > 0));
     if (!std::isfinite(s.value)) {
       streak = p.rollouts;
     } else if (judged) {
-      streak = s.value > at_once ? std::max(streak + 1, p.rollouts) : s.value > allowed ? streak + 1 : 0;
+      streak = s.value > at_once ? std::max(streak + 1, p.rollouts) : s.value > allowed || stalled ? streak + 1 : 0;
     } else {
       continue;  // nothing learnt yet: nothing to lose
     }
@@ -347,15 +387,24 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
                           ? "above " + Fmt(at_once) + ", a lag of " +
                                 Fmt(100 * std::max(p.at_once_lag_share, p.max_lag_share)) + "% of the " +
                                 Fmt(stake) + " at stake" + ScaleClause(p.log_scale) + ", in one rollout"
-                          : "above " + Fmt(allowed) + ", the most that lags by no more than " +
+                      : s.value > allowed
+                          ? "above " + Fmt(allowed) + ", the most that lags by no more than " +
                                 Fmt(100 * p.max_lag_share) + "% of the " + Fmt(stake) + " at stake" +
                                 ScaleClause(p.log_scale) + ", in " + std::to_string(p.rollouts) +
+                                (p.rollouts == 1 ? " rollout" : " rollouts in a row")
+                          : "no progress from its own start " + Fmt(own_start) +
+                                (s.value > own_start ? std::string(" (its updates make the loss worse)")
+                                                     : " (" + Fmt(own_skipped) + " of " + "its updates skipped: "
+                                                       "its gradients are not finite as it stores them)") +
+                                " where fp32 gains " + Fmt(100 * (start - fp32) / std::fabs(start)) +
+                                "% of the loss, lagging or stalled in " + std::to_string(p.rollouts) +
                                 (p.rollouts == 1 ? " rollout" : " rollouts in a row")) +
                      ". On that hardware the training does not learn what fp32 learns; the tensors the other "
                      "lp_* findings name (or simulate mode on the target) show where.",
                  {{"rollout_loss", s.value}, {"fp32_rollout_loss", fp32}, {"start_loss", start},
                   {"stake", stake}, {"lag_share", share}, {"max_lag_share", p.max_lag_share},
-                  {"allowed_loss", judged ? allowed : NAN}, {"at_once_loss", judged ? at_once : NAN}});
+                  {"allowed_loss", judged ? allowed : NAN}, {"at_once_loss", judged ? at_once : NAN},
+                  {"target_start_loss", own_start}, {"skipped_updates", own_skipped}, {"stalled", stalled ? 1.0 : 0.0}});
   }
 }
 

@@ -98,8 +98,9 @@
 // Fresh13Programs() (corpus_fresh13.h), written blind to them after
 // fresh12; `fresh14`, Fresh14Programs() (corpus_fresh14.h), written
 // blind to them after fresh13; and `fresh15`, Fresh15Programs()
-// (corpus_fresh15.h), written blind to them after fresh14, the unseen
-// check. All the others are seen data now: each judged one change or measured the
+// (corpus_fresh15.h), written blind to them after fresh14, judged once
+// unseen and seen since lp_rollout's stalls (their gate was chosen with
+// its counts in view). All are seen data now: each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
 // fresh10, fresh11 and fresh12 measured the rules as they were, fresh8 finding

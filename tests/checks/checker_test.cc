@@ -11,6 +11,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <tuple>
 
 #include "formats/format.h"
 #include "simd/analyze.h"
@@ -1510,6 +1511,101 @@ TEST(Checker, RolloutWeighsTheLagAgainstTheTrainingsGain) {
     start.EndStep(s);
   }
   EXPECT_FALSE(Fired(start, "lp_rollout")) << Dump(start);
+}
+
+// lp_rollout's stall test: late in training the gain so far sets a wide
+// allowance (a rollout at 0.45 where fp32 reaches 0.3 lags by 9% of 1.6),
+// but a target that makes no progress from its own start while fp32 gains
+// 25% of the step's loss lags: its loss rises ("rises"), or stays with its
+// updates skipped ("skipped": its gradients not finite). One that stays
+// with no update skipped ("frozen": updates below the stored weights'
+// resolution, which fp32 master weights accumulate) and one that gains a
+// little ("slow") are not stalls. Two in a row fire, as any lag.
+TEST(Checker, RolloutCountsATargetThatMakesNoProgress) {
+  auto run = [](double stall_gain_share, double fp32_rollout) {
+    CheckConfig config = CheckConfig::Defaults();
+    EXPECT_TRUE(config.Set("lp_rollout", "stall_gain_share", stall_gain_share).ok());
+    Checker c(config);
+    std::vector<Finding> fired;
+    for (int64_t s = 0; s < 64; ++s) {
+      c.Add(ScalarRecord{s, "loss", s < 5 ? 2.0 : 0.4});
+      if (s >= 16 && s % 16 == 0) {
+        c.Add(ScalarRecord{s, "probe_loss", 0.4});
+        c.Add(ScalarRecord{s, "rollout_loss", fp32_rollout});
+        for (const auto& [target, start, end, skipped] :
+             std::vector<std::tuple<std::string, double, double, double>>{{"rises", 0.42, 0.45, 0},
+                                                                          {"skipped", 0.41, 0.41, 8},
+                                                                          {"frozen", 0.41, 0.41, 0},
+                                                                          {"slow", 0.4, 0.39, 0}}) {
+          c.Add(ScalarRecord{s, "probe_loss:" + target, start});
+          c.Add(ScalarRecord{s, "rollout_loss:" + target, end});
+          c.Add(ScalarRecord{s, "rollout_skipped:" + target, skipped});
+        }
+      }
+      for (Finding& f : c.EndStep(s)) {
+        if (f.rule == "lp_rollout") fired.push_back(f);
+      }
+    }
+    return fired;
+  };
+  const std::vector<Finding> fired = run(0.1, 0.3);
+  ASSERT_EQ(fired.size(), 2u);
+  EXPECT_EQ(fired[0].tensor, "rollout_loss:rises");
+  EXPECT_EQ(fired[0].step, 32);  // the second stalled rollout
+  EXPECT_EQ(fired[0].evidence.at("stalled"), 1.0);
+  EXPECT_EQ(fired[0].evidence.at("target_start_loss"), 0.42);
+  EXPECT_NE(fired[0].message.find("no progress from its own start 0.42 (its updates make the loss worse) where "
+                                  "fp32 gains 25% of the loss"),
+            std::string::npos)
+      << fired[0].message;
+  EXPECT_EQ(fired[1].tensor, "rollout_loss:skipped");
+  EXPECT_EQ(fired[1].step, 32);
+  EXPECT_EQ(fired[1].evidence.at("skipped_updates"), 8.0);
+  EXPECT_NE(fired[1].message.find("(8 of its updates skipped: its gradients are not finite as it stores them)"),
+            std::string::npos)
+      << fired[1].message;
+  // fp32 gains 5% of the loss, under the default 10%: fp32 barely learns
+  // from this batch, and the target's standing still is no evidence.
+  EXPECT_TRUE(run(0.1, 0.38).empty());
+  // 0 turns the stall test off.
+  EXPECT_TRUE(run(0, 0.3).empty());
+}
+
+// lp_forward_loss's rollout_check: a target whose forward pass costs more
+// than a quarter of the gain at fp32's weights ("adapts", 0.8 where fp32
+// gives 0.5 after falling from 1) but whose rollouts reach within the same
+// share of fp32's rollout (0.41 against 0.4) closes the gap by training:
+// its costly probes do not count, also those between rollouts (probes
+// every 4 steps, rollouts every 16: the latest rollout stands until the
+// next). "stuck" ends its rollouts at 0.7 and fires at its third costly
+// probe. With rollout_check 0, or without rollouts, both fire.
+TEST(Checker, ForwardLossTrustsARolloutThatClosesTheGap) {
+  auto run = [](int rollout_check, bool rollouts) {
+    CheckConfig config = CheckConfig::Defaults();
+    EXPECT_TRUE(config.Set("lp_forward_loss", "rollout_check", rollout_check).ok());
+    Checker c(config);
+    std::vector<std::string> fired;
+    for (int64_t s = 0; s < 64; ++s) {
+      c.Add(ScalarRecord{s, "loss", s < 5 ? 1.0 : 0.5});
+      if (s >= 8 && s % 4 == 0) {
+        c.Add(ScalarRecord{s, "probe_loss", 0.5});
+        c.Add(ScalarRecord{s, "probe_loss:adapts", 0.8});
+        c.Add(ScalarRecord{s, "probe_loss:stuck", 0.8});
+        if (rollouts && s % 16 == 0) {
+          c.Add(ScalarRecord{s, "rollout_loss", 0.4});
+          c.Add(ScalarRecord{s, "rollout_loss:adapts", 0.41});
+          c.Add(ScalarRecord{s, "rollout_loss:stuck", 0.7});
+        }
+      }
+      for (Finding& f : c.EndStep(s)) {
+        if (f.rule == "lp_forward_loss") fired.push_back(f.tensor + "@" + std::to_string(f.step));
+      }
+    }
+    return fired;
+  };
+  EXPECT_EQ(run(1, true), (std::vector<std::string>{"probe_loss:stuck@16"}));
+  EXPECT_EQ(run(0, true), (std::vector<std::string>{"probe_loss:adapts@16", "probe_loss:stuck@16"}));
+  EXPECT_EQ(run(1, false), (std::vector<std::string>{"probe_loss:adapts@16", "probe_loss:stuck@16"}));
 }
 
 }  // namespace
