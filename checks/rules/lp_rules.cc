@@ -394,8 +394,8 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
                                 (p.rollouts == 1 ? " rollout" : " rollouts in a row")
                           : "no progress from its own start " + Fmt(own_start) +
                                 (s.value > own_start ? std::string(" (its updates make the loss worse)")
-                                                     : " (" + Fmt(own_skipped) + " of " + "its updates skipped: "
-                                                       "its gradients are not finite as it stores them)") +
+                                                     : " (" + Fmt(own_skipped) + " of its updates skipped: its gradients "
+                                                       "are not finite as it stores them)") +
                                 " where fp32 gains " + Fmt(100 * (start - fp32) / std::fabs(start)) +
                                 "% of the loss, lagging or stalled in " + std::to_string(p.rollouts) +
                                 (p.rollouts == 1 ? " rollout" : " rollouts in a row")) +
