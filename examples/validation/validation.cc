@@ -4,7 +4,7 @@
 //
 // For every program of the corpus (corpus.h, corpus_fresh.h, corpus_fresh2.h,
 // corpus_fresh3.h, corpus_fresh4.h, corpus_fresh5.h, corpus_fresh6.h,
-// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h, corpus_fresh13.h, corpus_fresh14.h, corpus_fresh15.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
+// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h, corpus_fresh13.h, corpus_fresh14.h, corpus_fresh15.h, corpus_fresh16.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
 // Conv1d nets, gated recurrent nets, an LSTM, SwiGLU units, DeepSets, a
 // mixture of experts, HMMs, a graph convolutional network, depthwise-
 // separable and squeeze-and-excitation CNNs, a gated TCN, a highway net,
@@ -77,7 +77,7 @@
 // with --save-truths examples/validation/truths.json, the corpus's truths
 // that the repository keeps (one run per line, as --json has them).
 //
-// The corpus is split in fifteen groups: Programs() (corpus.h) in two halves,
+// The corpus is split in eighteen groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
 // (corpus_fresh.h), written after the rules' thresholds were set;
 // `fresh2`, Fresh2Programs() (corpus_fresh2.h), written after fresh, too,
@@ -100,7 +100,10 @@
 // blind to them after fresh13; and `fresh15`, Fresh15Programs()
 // (corpus_fresh15.h), written blind to them after fresh14, judged once
 // unseen and seen since lp_rollout's stalls (their gate was chosen with
-// its counts in view). All are seen data now: each judged one change or measured the
+// its counts in view); and `fresh16`, Fresh16Programs() (corpus_fresh16.h,
+// 8 programs), written blind to them after the stalls had landed and
+// judged once, unseen, the check of that change. All are seen data now:
+// each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
 // fresh10, fresh11 and fresh12 measured the rules as they were, fresh8 finding
@@ -155,6 +158,7 @@
 #include "examples/validation/corpus_fresh13.h"
 #include "examples/validation/corpus_fresh14.h"
 #include "examples/validation/corpus_fresh15.h"
+#include "examples/validation/corpus_fresh16.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -471,12 +475,12 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
 // here, its name in kGroupNames and its programs in Corpus().
 enum class Group {
   kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5, kFresh6, kFresh7, kFresh8, kFresh9, kFresh10, kFresh11,
-  kFresh12, kFresh13, kFresh14, kFresh15
+  kFresh12, kFresh13, kFresh14, kFresh15, kFresh16
 };
-constexpr std::array<const char*, 17> kGroupNames = {"tune",    "holdout", "fresh",   "fresh2",  "fresh3",
+constexpr std::array<const char*, 18> kGroupNames = {"tune",    "holdout", "fresh",   "fresh2",  "fresh3",
                                                       "fresh4",  "fresh5",  "fresh6",  "fresh7",  "fresh8",
                                                       "fresh9",  "fresh10", "fresh11", "fresh12", "fresh13",
-                                                      "fresh14", "fresh15"};
+                                                      "fresh14", "fresh15", "fresh16"};
 constexpr size_t kGroups = kGroupNames.size();
 
 const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
@@ -485,7 +489,8 @@ const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
 // FreshPrograms(), Fresh2Programs(), Fresh3Programs(), Fresh4Programs(),
 // Fresh5Programs(), Fresh6Programs(), Fresh7Programs(), Fresh8Programs(),
 // Fresh9Programs(), Fresh10Programs(), Fresh11Programs(), Fresh12Programs(),
-// Fresh13Programs(), Fresh14Programs() and Fresh15Programs(): the whole
+// Fresh13Programs(), Fresh14Programs(), Fresh15Programs() and
+// Fresh16Programs(): the whole
 // corpus in the order
 // --list shows it.
 std::vector<std::pair<Program, Group>> Corpus() {
@@ -507,6 +512,7 @@ std::vector<std::pair<Program, Group>> Corpus() {
   for (Program& p : Fresh13Programs()) out.push_back({std::move(p), Group::kFresh13});
   for (Program& p : Fresh14Programs()) out.push_back({std::move(p), Group::kFresh14});
   for (Program& p : Fresh15Programs()) out.push_back({std::move(p), Group::kFresh15});
+  for (Program& p : Fresh16Programs()) out.push_back({std::move(p), Group::kFresh16});
   return out;
 }
 
