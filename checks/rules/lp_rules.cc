@@ -73,9 +73,7 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "fp32's by more than max_gain_share of what the training has gained so far (the first "
                   "diverging_loss window's mean minus fp32's probe loss; log_scale 1: measured on the tighter "
                   "of the linear and the log scale), in `probes` probes in a row, or is not finite: predicted "
-                  "lost training on that hardware; with rollout_check 1 (off by default), a costly probe does "
-                  "not count while the target's latest rollout ends within the same share of fp32's (training "
-                  "as the target trains closes the gap)",
+                  "lost training on that hardware",
                   "lpsim (lpsim validate's tolerance of 25% of fp32's improvement; its truth measures it on the "
                   "tighter of the linear and the log scale)", W));
   out->push_back(CatalogEntry("lp_rollout", "low_precision",
@@ -279,23 +277,11 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
     const double cost = s.value - fp32;
     int& streak = forward_streak_[target];
     double allowed = NAN;
-    bool recovered = false;
     if (!std::isfinite(s.value)) {
       streak = p.probes;
     } else if (std::isfinite(gain) && gain > 0) {
       allowed = AllowedLoss(fp32, loss_->first_window(), fp32, p.max_gain_share, p.log_scale != 0);
-      bool costly = s.value > allowed;
-      // The target's latest rollout ends within the same share of fp32's:
-      // training as the target trains closes the gap the probe shows.
-      const auto last = last_rollout_.find(target);
-      if (costly && p.rollout_check != 0 && last != last_rollout_.end()) {
-        const auto [target_rollout, fp32_rollout] = last->second;
-        recovered = std::isfinite(target_rollout) &&
-                    target_rollout <= AllowedLoss(fp32_rollout, loss_->first_window(), fp32_rollout,
-                                                  p.max_gain_share, p.log_scale != 0);
-        costly = !recovered;
-      }
-      streak = costly ? streak + 1 : 0;
+      streak = s.value > allowed ? streak + 1 : 0;
     } else {
       continue;  // no gain yet (or before the first window): nothing to lose
     }
@@ -313,8 +299,7 @@ void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
                      "that hardware the training loses what it learns; the tensors the other lp_* findings "
                      "name (or a record of each tap cast as the target stores it) show where.",
                  {{"probe_loss", s.value}, {"fp32_probe_loss", fp32}, {"gain", gain}, {"gain_share", share},
-                  {"max_gain_share", p.max_gain_share}, {"allowed_loss", allowed},
-                  {"rollout_recovered", recovered ? 1.0 : 0.0}});
+                  {"max_gain_share", p.max_gain_share}, {"allowed_loss", allowed}});
   }
 }
 
@@ -323,15 +308,10 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
                            kSkipped = "rollout_skipped:";
   const LpRolloutParams& p = p_.lp_rollout;
   double fp32 = NAN;
-  bool rolled_out = false;
   for (const ScalarRecord& s : scalars) {
-    if (s.name == kRollout) fp32 = s.value, rolled_out = true;
+    if (s.name == kRollout) fp32 = s.value;
   }
-  if (!rolled_out) return;  // no rollout at this step: the latest stays the latest
-  if (!std::isfinite(fp32)) {  // fp32 itself diverges on this batch: no reference
-    last_rollout_.clear();
-    return;
-  }
+  if (!std::isfinite(fp32)) return;  // fp32 itself diverges on this batch: no reference
   // The gain at stake: what fp32 learns in the rollout, or what the
   // training has learnt so far, whichever is larger.
   const double so_far = loss_->first_window() - start;
@@ -359,7 +339,6 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
   for (const ScalarRecord& s : scalars) {
     if (s.name.rfind(kTarget, 0) != 0) continue;
     const std::string target = s.name.substr(kTarget.size());
-    last_rollout_[target] = {s.value, fp32};
     const double lag = s.value - fp32;
     int& streak = rollout_streak_[target];
     // No progress from the target's own start where fp32 learns: its loss

@@ -246,24 +246,11 @@ struct LpForwardLossParams {
   // fp32's probe loss at a share of 0.25, not +0.25. 0: the linear scale
   // alone. docs/checks.md has what each gives on the validation corpus.
   int log_scale = 1;
-  // 1: a costly probe does not count while the target's latest rollout
-  // (lp_rollout's, at this probe or an earlier one) ends within
-  // max_gain_share of fp32's rollout (of the training's gain, as the probe
-  // is judged): the probe reads the target at fp32's weights, which a
-  // training on the target never holds; a few steps of training as the
-  // target trains show whether it closes the gap (a network that learns
-  // around its casts) or not. Without rollouts every costly probe counts.
-  // 0 (the default): every costly probe counts. On the validation corpus
-  // 1 trades lead for precision: 23 fewer false alarms and 11 fewer hits,
-  // and the median lead falls from 4 steps to 2 (a rollout on one batch
-  // recovers what the training does not, for a while; docs/checks.md).
-  int rollout_check = 0;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_gain_share", p.max_gain_share, 0, kNoLimit);
     v("probes", p.probes, 1, kNoLimit);
     v("log_scale", p.log_scale, 0, 1);
-    v("rollout_check", p.rollout_check, 0, 1);
   }
 };
 
@@ -425,9 +412,6 @@ class LowPrecisionRules {
   std::map<std::string, int> centred_streak_;  // consecutive low centred-SNR records per key
   std::map<std::string, int> forward_streak_;  // consecutive costly probes per target
   std::map<std::string, int> rollout_streak_;  // consecutive lagging rollouts per target
-  // Per target, its latest rollout's loss and fp32's (lp_forward_loss's
-  // rollout_check).
-  std::map<std::string, std::pair<double, double>> last_rollout_;
   double step_grad_rms_ = 0;                    // the largest gradient rms of the step
   std::map<std::string, double> output_grad_rms_;  // the step's activation gradient rms by name
   std::map<std::string, std::string> next_module_;  // activation -> the next activation's module type (same shape)
