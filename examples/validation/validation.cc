@@ -4,7 +4,7 @@
 //
 // For every program of the corpus (corpus.h, corpus_fresh.h, corpus_fresh2.h,
 // corpus_fresh3.h, corpus_fresh4.h, corpus_fresh5.h, corpus_fresh6.h,
-// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h, corpus_fresh13.h, corpus_fresh14.h, corpus_fresh15.h, corpus_fresh16.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
+// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h, corpus_fresh13.h, corpus_fresh14.h, corpus_fresh15.h, corpus_fresh16.h, corpus_fresh17.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
 // Conv1d nets, gated recurrent nets, an LSTM, SwiGLU units, DeepSets, a
 // mixture of experts, HMMs, a graph convolutional network, depthwise-
 // separable and squeeze-and-excitation CNNs, a gated TCN, a highway net,
@@ -100,9 +100,12 @@
 // blind to them after fresh13; and `fresh15`, Fresh15Programs()
 // (corpus_fresh15.h), written blind to them after fresh14, judged once
 // unseen and seen since lp_rollout's stalls (their gate was chosen with
-// its counts in view); and `fresh16`, Fresh16Programs() (corpus_fresh16.h,
+// its counts in view); `fresh16`, Fresh16Programs() (corpus_fresh16.h,
 // 8 programs), written blind to them after the stalls had landed and
-// judged once, unseen, the check of that change. All are seen data now:
+// judged once, unseen, the check of that change; and `fresh17`,
+// Fresh17Programs() (corpus_fresh17.h, 8 programs), written blind to them
+// after fresh16 and judged once, unseen, with the rules as they were
+// (precision and recall 0.97). All are seen data now:
 // each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
@@ -159,6 +162,7 @@
 #include "examples/validation/corpus_fresh14.h"
 #include "examples/validation/corpus_fresh15.h"
 #include "examples/validation/corpus_fresh16.h"
+#include "examples/validation/corpus_fresh17.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -475,12 +479,12 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
 // here, its name in kGroupNames and its programs in Corpus().
 enum class Group {
   kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5, kFresh6, kFresh7, kFresh8, kFresh9, kFresh10, kFresh11,
-  kFresh12, kFresh13, kFresh14, kFresh15, kFresh16
+  kFresh12, kFresh13, kFresh14, kFresh15, kFresh16, kFresh17
 };
-constexpr std::array<const char*, 18> kGroupNames = {"tune",    "holdout", "fresh",   "fresh2",  "fresh3",
+constexpr std::array<const char*, 19> kGroupNames = {"tune",    "holdout", "fresh",   "fresh2",  "fresh3",
                                                       "fresh4",  "fresh5",  "fresh6",  "fresh7",  "fresh8",
                                                       "fresh9",  "fresh10", "fresh11", "fresh12", "fresh13",
-                                                      "fresh14", "fresh15", "fresh16"};
+                                                      "fresh14", "fresh15", "fresh16", "fresh17"};
 constexpr size_t kGroups = kGroupNames.size();
 
 const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
@@ -489,8 +493,8 @@ const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
 // FreshPrograms(), Fresh2Programs(), Fresh3Programs(), Fresh4Programs(),
 // Fresh5Programs(), Fresh6Programs(), Fresh7Programs(), Fresh8Programs(),
 // Fresh9Programs(), Fresh10Programs(), Fresh11Programs(), Fresh12Programs(),
-// Fresh13Programs(), Fresh14Programs(), Fresh15Programs() and
-// Fresh16Programs(): the whole
+// Fresh13Programs(), Fresh14Programs(), Fresh15Programs(),
+// Fresh16Programs() and Fresh17Programs(): the whole
 // corpus in the order
 // --list shows it.
 std::vector<std::pair<Program, Group>> Corpus() {
@@ -513,6 +517,7 @@ std::vector<std::pair<Program, Group>> Corpus() {
   for (Program& p : Fresh14Programs()) out.push_back({std::move(p), Group::kFresh14});
   for (Program& p : Fresh15Programs()) out.push_back({std::move(p), Group::kFresh15});
   for (Program& p : Fresh16Programs()) out.push_back({std::move(p), Group::kFresh16});
+  for (Program& p : Fresh17Programs()) out.push_back({std::move(p), Group::kFresh17});
   return out;
 }
 
