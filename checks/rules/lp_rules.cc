@@ -74,8 +74,9 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "diverging_loss window's mean minus fp32's probe loss; log_scale 1: measured on the tighter "
                   "of the linear and the log scale), in `probes` probes in a row, or is not finite: predicted "
                   "lost training on that hardware",
-                  "lpsim (lpsim validate's tolerance of 25% of fp32's improvement; its truth measures it on the "
-                  "tighter of the linear and the log scale)", W));
+                  "lpsim (lpsim validate's tolerance of 25% of fp32's improvement, its truth measured on the "
+                  "tighter of the linear and the log scale; 0.3 for a probe at fp32's weights, which a training "
+                  "on the target adapts away from: the knee of the validation corpus's trade)", W));
   out->push_back(CatalogEntry("lp_rollout", "low_precision",
                   "rollouts of an fp32 run (TrackerOptions::probe_rollout): from the same weights and "
                   "optimizer state, a few training steps on the same batch as a target trains (every role "

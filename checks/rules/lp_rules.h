@@ -234,17 +234,22 @@ struct LpDelayedWarmupParams : LpRoles {
 struct LpForwardLossParams {
   // The target's forward pass costs more than this share of what the
   // training has gained so far (the first diverging_loss window's mean loss
-  // minus fp32's probe loss): lpsim validate's tolerance for a training
-  // that ends broken (docs/checks.md), applied to the forward pass alone.
-  double max_gain_share = 0.25;
+  // minus fp32's probe loss). lpsim validate calls a training broken past
+  // 0.25 of fp32's improvement (docs/checks.md); the probe reads the
+  // target at fp32's weights, which a training on the target adapts away
+  // from, so its cost overstates the final shortfall: 0.3 is the knee of
+  // the validation corpus's trade (docs/checks.md, "The forward probe's
+  // allowance").
+  double max_gain_share = 0.3;
   // ... in this many consecutive probes (one probe's batch can be an
   // outlier); a non-finite probe loss counts at once.
   int probes = 3;
   // 1: the share is measured on the tighter of the linear and the log scale
   // (rules::AllowedLoss), as lpsim validate's truth measures a training's
   // shortfall: a loss that has fallen 1 -> 1e-4 allows the target 10x
-  // fp32's probe loss at a share of 0.25, not +0.25. 0: the linear scale
-  // alone. docs/checks.md has what each gives on the validation corpus.
+  // fp32's probe loss at a share of 0.25 (16x at 0.3), not +0.25. 0: the
+  // linear scale alone. docs/checks.md has what each gives on the
+  // validation corpus.
   int log_scale = 1;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
