@@ -86,11 +86,12 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "the log scale), or make no progress from the target's own start (its probe loss) while "
                   "fp32's rollout gains at least stall_gain_share of the step's loss (the target's loss rises, "
                   "or stays with updates skipped for non-finite gradients), in `rollouts` rollouts in a row, "
-                  "or lag by more than at_once_lag_share of the stake in one, or end non-finite: predicted "
-                  "lost training on that hardware",
+                  "or lag by more than at_once_lag_share of the stake in one (unless the target kept up in an "
+                  "earlier rollout and starts this one within at_once_start_share of the stake of fp32's start: "
+                  "then one lagging rollout), or end non-finite: predicted lost training on that hardware",
                   "lpsim; calibrated on lpsim validate's corpus (half the gain, as against the harness's "
                   "quarter for a whole training; two rollouts, as a target that adapts catches up in the "
-                  "next)", W));
+                  "next; a target that kept up and starts level overshoots in one rollout without breaking)", W));
   // Info: a max-of-history scale stays put by design while amax falls; what
   // a stale scale does to the values is judged by the other rules.
   out->push_back(CatalogEntry("lp_stale_scaling", "low_precision",
@@ -350,10 +351,21 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
     if (auto it = skipped.find(target); it != skipped.end()) own_skipped = it->second;
     const bool stalled = fp32_learns && std::isfinite(own_start) && std::isfinite(s.value) &&
                          (s.value > own_start || (s.value == own_start && own_skipped > 0));
+    // The whole stake lost counts at once, unless the target kept up in
+    // an earlier rollout and starts this one where fp32 does (its forward
+    // pass costs no more than at_once_start_share of the stake): then the
+    // lag is this rollout's updates', one lagging rollout.
+    bool& kept_up = rollout_kept_up_[target];
+    const bool starts_level = std::isfinite(own_start) && own_start - start <= p.at_once_start_share * stake;
+    const bool lost_at_once = std::isfinite(s.value) && judged && s.value > at_once &&
+                              !(p.at_once_start_share > 0 && kept_up && starts_level);
+    const bool had_kept_up = kept_up;
     if (!std::isfinite(s.value)) {
       streak = p.rollouts;
     } else if (judged) {
-      streak = s.value > at_once ? std::max(streak + 1, p.rollouts) : s.value > allowed || stalled ? streak + 1 : 0;
+      const bool lags = s.value > allowed || stalled;
+      streak = lost_at_once ? std::max(streak + 1, p.rollouts) : lags ? streak + 1 : 0;
+      if (!lags) kept_up = true;
     } else {
       continue;  // nothing learnt yet: nothing to lose
     }
@@ -363,7 +375,7 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
                      "this step's batch, reach loss " + Fmt(s.value) + " where fp32 reaches " + Fmt(fp32) +
                      " from " + Fmt(start) + ": " +
                      (!judged || !std::isfinite(s.value) ? std::string("the training diverges")
-                      : s.value > at_once
+                      : lost_at_once
                           ? "above " + Fmt(at_once) + ", a lag of " +
                                 Fmt(100 * std::max(p.at_once_lag_share, p.max_lag_share)) + "% of the " +
                                 Fmt(stake) + " at stake" + ScaleClause(p.log_scale) + ", in one rollout"
@@ -384,7 +396,8 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
                  {{"rollout_loss", s.value}, {"fp32_rollout_loss", fp32}, {"start_loss", start},
                   {"stake", stake}, {"lag_share", share}, {"max_lag_share", p.max_lag_share},
                   {"allowed_loss", judged ? allowed : NAN}, {"at_once_loss", judged ? at_once : NAN},
-                  {"target_start_loss", own_start}, {"skipped_updates", own_skipped}, {"stalled", stalled ? 1.0 : 0.0}});
+                  {"target_start_loss", own_start}, {"skipped_updates", own_skipped}, {"stalled", stalled ? 1.0 : 0.0},
+                  {"kept_up_before", had_kept_up ? 1.0 : 0.0}});
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <random>
 #include <tuple>
 
@@ -1480,6 +1481,49 @@ TEST(Checker, RolloutJudgesEachTargetAgainstTheGainAtStake) {
     one.EndStep(s);
   }
   EXPECT_TRUE(Fired(one, "lp_rollout")) << Dump(one);
+}
+
+// A rollout that loses the whole stake counts at once where the target
+// never kept up ("fromstart": lost in its first judged rollout) or where
+// its forward pass already costs ("costly": its own start 0.6 of the stake
+// above fp32's, beyond at_once_start_share 0.25). One that kept up before
+// and starts level ("overshoots": own start 2.1, 0.1 of the stake above)
+// counts as one lagging rollout: it fires only if the next lags too
+// ("persists" at 24), not if it catches up ("overshoots" ends at 1.2).
+// With at_once_start_share 0 every whole-stake lag counts at once.
+TEST(Checker, RolloutDefersAWholeLagOfATargetThatKeptUpAndStartsLevel) {
+  auto run = [](double at_once_start_share) {
+    CheckConfig config = CheckConfig::Defaults();
+    EXPECT_TRUE(config.Set("lp_rollout", "at_once_start_share", at_once_start_share).ok());
+    Checker c(config);
+    std::map<std::string, int64_t> first;
+    for (int64_t s = 0; s < 40; ++s) {
+      c.Add(ScalarRecord{s, "loss", 2.0});  // no gain so far: fp32's rollout gain (1.0) is at stake
+      if (s % 8 == 0) {
+        c.Add(ScalarRecord{s, "probe_loss", 2.0});
+        c.Add(ScalarRecord{s, "rollout_loss", 1.0});
+        // target: {own start, rollout end}
+        const std::map<std::string, std::pair<double, double>> targets = {
+            {"fromstart", {2.0, 2.2}},
+            {"costly", {s == 16 ? 2.6 : 2.0, s == 16 ? 2.2 : 1.2}},
+            {"overshoots", {2.1, s == 16 ? 2.2 : 1.2}},
+            {"persists", {2.1, s == 16 ? 2.2 : s == 24 ? 1.7 : 1.2}}};
+        for (const auto& [target, v] : targets) {
+          c.Add(ScalarRecord{s, "probe_loss:" + target, v.first});
+          c.Add(ScalarRecord{s, "rollout_loss:" + target, v.second});
+        }
+      }
+      for (Finding& f : c.EndStep(s)) {
+        if (f.rule == "lp_rollout") first.emplace(f.tensor.substr(f.tensor.find(':') + 1), f.step);
+      }
+    }
+    return first;
+  };
+  const std::map<std::string, int64_t> deferred = run(0.25);
+  EXPECT_EQ(deferred, (std::map<std::string, int64_t>{{"fromstart", 0}, {"costly", 16}, {"persists", 24}}));
+  const std::map<std::string, int64_t> at_once = run(0);
+  EXPECT_EQ(at_once,
+            (std::map<std::string, int64_t>{{"fromstart", 0}, {"costly", 16}, {"overshoots", 16}, {"persists", 16}}));
 }
 
 // Late in training the gain so far is at stake: a lag that is large against
