@@ -342,7 +342,9 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
     if (s.name.rfind(kTarget, 0) != 0) continue;
     const std::string target = s.name.substr(kTarget.size());
     const double lag = s.value - fp32;
-    int& streak = rollout_streak_[target];
+    RolloutState& state = rollout_[target];
+    int& streak = state.streak;
+    const bool kept_up = state.kept_up;  // before this rollout
     // No progress from the target's own start where fp32 learns: its loss
     // rose, or stayed with updates skipped (not: stayed with every update
     // below the stored weights' resolution).
@@ -355,17 +357,15 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
     // an earlier rollout and starts this one where fp32 does (its forward
     // pass costs no more than at_once_start_share of the stake): then the
     // lag is this rollout's updates', one lagging rollout.
-    bool& kept_up = rollout_kept_up_[target];
     const bool starts_level = std::isfinite(own_start) && own_start - start <= p.at_once_start_share * stake;
     const bool lost_at_once = std::isfinite(s.value) && judged && s.value > at_once &&
                               !(p.at_once_start_share > 0 && kept_up && starts_level);
-    const bool had_kept_up = kept_up;
     if (!std::isfinite(s.value)) {
       streak = p.rollouts;
     } else if (judged) {
       const bool lags = s.value > allowed || stalled;
       streak = lost_at_once ? std::max(streak + 1, p.rollouts) : lags ? streak + 1 : 0;
-      if (!lags) kept_up = true;
+      if (!lags) state.kept_up = true;
     } else {
       continue;  // nothing learnt yet: nothing to lose
     }
@@ -397,7 +397,7 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
                   {"stake", stake}, {"lag_share", share}, {"max_lag_share", p.max_lag_share},
                   {"allowed_loss", judged ? allowed : NAN}, {"at_once_loss", judged ? at_once : NAN},
                   {"target_start_loss", own_start}, {"skipped_updates", own_skipped}, {"stalled", stalled ? 1.0 : 0.0},
-                  {"kept_up_before", had_kept_up ? 1.0 : 0.0}});
+                  {"kept_up_before", kept_up ? 1.0 : 0.0}});
   }
 }
 

@@ -430,8 +430,11 @@ class LowPrecisionRules {
   std::map<std::string, int> snr_streak_;      // consecutive low-SNR records per key
   std::map<std::string, int> centred_streak_;  // consecutive low centred-SNR records per key
   std::map<std::string, int> forward_streak_;  // consecutive costly probes per target
-  std::map<std::string, int> rollout_streak_;  // consecutive lagging rollouts per target
-  std::map<std::string, bool> rollout_kept_up_;  // per target: an earlier judged rollout kept up
+  struct RolloutState {
+    int streak = 0;        // consecutive lagging rollouts
+    bool kept_up = false;  // an earlier judged rollout did not lag
+  };
+  std::map<std::string, RolloutState> rollout_;  // per target
   double step_grad_rms_ = 0;                    // the largest gradient rms of the step
   std::map<std::string, double> output_grad_rms_;  // the step's activation gradient rms by name
   std::map<std::string, std::string> next_module_;  // activation -> the next activation's module type (same shape)
