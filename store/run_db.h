@@ -99,8 +99,10 @@ struct RunWriterOptions {
 class RunWriter {
  public:
   // Creates run_dir (and parents) and run_dir/run.db. Refuses an existing
-  // run.db, whatever it holds, unless options.overwrite. config_json must be
-  // a JSON document ("" stands for {}).
+  // run.db, whatever it holds, unless options.overwrite, and refuses, even
+  // with overwrite, a run directory another writer still writes (in this
+  // process or another; the lock is the directory's, core/dir_lock.h, held
+  // until Close). config_json must be a JSON document ("" stands for {}).
   static StatusOr<std::unique_ptr<RunWriter>> Open(const std::string& run_dir,
                                                    const std::string& name,
                                                    const std::string& config_json,

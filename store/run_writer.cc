@@ -19,6 +19,7 @@
 #include <thread>
 #include <variant>
 
+#include "core/dir_lock.h"
 #include "store/internal/record_codec.h"
 #include "store/internal/schema.h"
 #include "store/internal/statement.h"
@@ -84,7 +85,7 @@ std::string ExistingRunMessage(const std::string& db_path) {
       what = "a run database whose run is unreadable";
     } else if (info->finished_at.empty()) {
       what = "run " + Quoted(info->name) + " started " + info->started_at +
-             " and not finished: still running, or it crashed";
+             " and not finished: it crashed or was killed (no process writes it)";
     } else {
       what = "run " + Quoted(info->name) + ", finished " + info->finished_at + " with status " +
              info->status;
@@ -411,9 +412,11 @@ class RunWriter::Impl {
       mark = Status::Error(path_ + ": cannot close: " + SqliteError(db_));
     }
     db_ = nullptr;
+    lock_.Release();  // the run is finished: another writer may replace it now
     return write_error.ok() ? mark : write_error;
   }
 
+  DirLock lock_;  // the run directory's, while this writer writes
   std::string path_;
   RunWriterOptions options_;
   sqlite3* db_ = nullptr;
@@ -466,12 +469,12 @@ StatusOr<std::unique_ptr<RunWriter>> RunWriter::Open(const std::string& run_dir,
                            "\"\" for none)");
     }
 
+    // One writer per run directory, this process's or another's: a second
+    // one would remove or rewrite the database and journals the first still
+    // writes (core/dir_lock.h). Held until the writer is destroyed.
+    StatusOr<DirLock> lock = DirLock::Acquire(run_dir, "run directory");
+    if (!lock.ok()) return lock.status();
     std::error_code ec;
-    fs::create_directories(run_dir, ec);
-    if (ec) {
-      return Status::Error("cannot create run directory " + run_dir + ": " + ec.message() +
-                           ": check the path and its permissions");
-    }
     const fs::path db_path = fs::path(run_dir) / kRunDbFileName;
     const std::string path = db_path.string();
     const std::string side_files[] = {path + "-wal", path + "-shm", path + "-journal"};
@@ -509,6 +512,7 @@ StatusOr<std::unique_ptr<RunWriter>> RunWriter::Open(const std::string& run_dir,
     } remove_on_failure{path};
 
     auto impl = std::make_unique<Impl>();
+    impl->lock_ = std::move(lock).value();
     impl->path_ = path;
     impl->options_ = options;
     if (sqlite3_open_v2(path.c_str(), &impl->db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {

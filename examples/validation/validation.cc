@@ -162,6 +162,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/checker.h"
+#include "core/dir_lock.h"
 #include "core/output.h"
 #include "core/target.h"
 #include "examples/common/training.h"
@@ -813,6 +814,12 @@ int Main(int argc, char** argv) {
     lpsim::Status s = lpsim::CheckOutput(save_truths, Split(truth_file), {}, "--save-truths");
     if (!s.ok()) return Usage(s.message().c_str());
   }
+  // One run per root: two on one --root train the same programs into the
+  // same run directories and corrupt each other's databases. Refused here,
+  // before anything trains, rather than at the first program both reach
+  // (each run directory is locked too, core/dir_lock.h).
+  lpsim::StatusOr<lpsim::DirLock> root_lock = lpsim::DirLock::Acquire(g_root, "--root");
+  if (!root_lock.ok()) return Usage((root_lock.status().message() + " (--root DIR gives this run its own)").c_str());
   const auto start = std::chrono::steady_clock::now();
   std::vector<Cell> cells;
   std::map<std::string, std::pair<double, double>> fp32_final;  // program -> (loss, accuracy)

@@ -840,13 +840,47 @@ TEST(RunDbErrorTest, ExistingRunIsRefusedUnlessOverwrite) {
   EXPECT_TRUE(r->Records()->empty());
 }
 
-TEST(RunDbErrorTest, RunningRunIsRefused) {
+TEST(RunDbErrorTest, RunningRunIsRefusedEvenWithOverwrite) {
   TempDir dir;
   auto w = OpenWriter(dir.path());
+  WriteStep(*w, 0);
+  ASSERT_TRUE(w->Flush().ok());
   StatusOr<std::unique_ptr<RunWriter>> again = RunWriter::Open(dir.path(), "second", "{}");
   ASSERT_FALSE(again.ok());
-  EXPECT_THAT(again.status().message(), HasSubstr("not finished: still running, or it crashed"));
+  EXPECT_THAT(again.status().message(),
+              HasSubstr("run directory " + dir.path() + " is in use by process " + std::to_string(::getpid())));
+  // Overwriting would remove the database and its journals under the
+  // writer: refused too, and the run goes on unharmed.
+  RunWriterOptions opt;
+  opt.overwrite = true;
+  StatusOr<std::unique_ptr<RunWriter>> over = RunWriter::Open(dir.path(), "second", "{}", opt);
+  ASSERT_FALSE(over.ok());
+  EXPECT_THAT(over.status().message(), HasSubstr("is in use by process"));
+  WriteStep(*w, 1);
   ASSERT_TRUE(w->Close(Status()).ok());
+  auto r = OpenReader(dir.path());
+  EXPECT_EQ(r->Info()->name, "test-run");
+  EXPECT_EQ(r->Records()->size(), 2 * kTensors.size());
+  // Closed, the run may be replaced.
+  StatusOr<std::unique_ptr<RunWriter>> after = RunWriter::Open(dir.path(), "second", "{}", opt);
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  ASSERT_TRUE((*after)->Close(Status()).ok());
+}
+
+TEST(RunDbErrorTest, CrashedRunIsNamedAsSuch) {
+  TempDir dir;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto w = RunWriter::Open(dir.path(), "crashed", "{}");
+    ::_exit(w.ok() ? 0 : 1);  // no Close: as a crash leaves it
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  StatusOr<std::unique_ptr<RunWriter>> again = RunWriter::Open(dir.path(), "second", "{}");
+  ASSERT_FALSE(again.ok());
+  EXPECT_THAT(again.status().message(), HasSubstr("not finished: it crashed or was killed (no process writes it)"));
 }
 
 TEST(RunDbErrorTest, GarbageRunDbIsRefused) {
