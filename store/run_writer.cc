@@ -1,6 +1,6 @@
 // RunWriter (store/run_db.h): creates a run database and writes records to
 // it on a background thread, one SQLite transaction per step.
-#include <fcntl.h>  // open(O_CREAT | O_EXCL): claim run.db atomically
+#include <fcntl.h>  // open(O_CREAT | O_EXCL): create run.db
 #include <pthread.h>
 #include <sqlite3.h>
 #include <unistd.h>  // close
@@ -471,7 +471,8 @@ StatusOr<std::unique_ptr<RunWriter>> RunWriter::Open(const std::string& run_dir,
 
     // One writer per run directory, this process's or another's: a second
     // one would remove or rewrite the database and journals the first still
-    // writes (core/dir_lock.h). Held until the writer is destroyed.
+    // writes (core/dir_lock.h). Held until Close (or until the writer is
+    // destroyed, if it never closes).
     StatusOr<DirLock> lock = DirLock::Acquire(run_dir, "run directory");
     if (!lock.ok()) return lock.status();
     std::error_code ec;
@@ -488,8 +489,9 @@ StatusOr<std::unique_ptr<RunWriter>> RunWriter::Open(const std::string& run_dir,
       fs::remove(f, ec);
       if (ec) return Status::Error("cannot remove stale " + f + ": " + ec.message());
     }
-    // Claim the name atomically, so two runs started on one directory at
-    // once cannot share it (SQLite takes an empty file as an empty database).
+    // Create run.db here (SQLite opens it without SQLITE_OPEN_CREATE and
+    // takes an empty file as an empty database); the directory's lock already
+    // keeps other writers out, O_EXCL only guards against a foreign process.
     const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
     if (fd < 0) {
       const int err = errno;
