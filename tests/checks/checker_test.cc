@@ -1420,15 +1420,15 @@ TEST(Checker, RolloutOnTheLogScaleJudgesTheLagInOrders) {
   EXPECT_EQ(log[0].tensor, "rollout_loss:lagging");
   EXPECT_EQ(log[0].step, 16);  // the second lagging rollout in a row
   EXPECT_NEAR(log[0].evidence.at("allowed_loss"), 9e-4 * std::sqrt(1000.0), 1e-15);
-  // The whole stake on the log scale: 1000x.
-  EXPECT_NEAR(log[0].evidence.at("at_once_loss"), 9e-4 * 1000.0, 1e-12);
+  // 0.8 of the stake on the log scale: 1000^0.8 = 251x.
+  EXPECT_NEAR(log[0].evidence.at("at_once_loss"), 9e-4 * std::pow(1000.0, 0.8), 1e-12);
 }
 
 // lp_rollout: a target's rollout ends above fp32's by more than half of
 // the gain at stake (fp32's gain in the rollout, or the training's so far,
-// whichever is larger) in two rollouts in a row, or by more than the whole
-// stake in one; each target judged on its own; a non-finite rollout at
-// once; nothing at stake, nothing judged.
+// whichever is larger) in two rollouts in a row, or by more than
+// at_once_lag_share (0.8) of it in one; each target judged on its own; a
+// non-finite rollout at once; nothing at stake, nothing judged.
 TEST(Checker, RolloutJudgesEachTargetAgainstTheGainAtStake) {
   Checker c;
   std::vector<Finding> fired;
@@ -1438,8 +1438,8 @@ TEST(Checker, RolloutJudgesEachTargetAgainstTheGainAtStake) {
       c.Add(ScalarRecord{s, "probe_loss", 2.0});
       c.Add(ScalarRecord{s, "rollout_loss", 1.0});                     // fp32 gains 1.0
       c.Add(ScalarRecord{s, "rollout_loss:lagging", s >= 16 ? 1.6 : 1.4});  // 60% of it from step 16
-      c.Add(ScalarRecord{s, "rollout_loss:once", s == 8 || s == 24 ? 1.9 : 1.4});  // 90%, then catches up
-      c.Add(ScalarRecord{s, "rollout_loss:lost", s == 16 ? 2.1 : 1.0});  // 110%: ends above the start
+      c.Add(ScalarRecord{s, "rollout_loss:once", s == 8 || s == 24 ? 1.7 : 1.4});  // 70% (0.77 in orders), then catches up
+      c.Add(ScalarRecord{s, "rollout_loss:lost", s == 16 ? 1.85 : 1.0});  // 85% (0.89 in orders): keeps less than a fifth
       c.Add(ScalarRecord{s, "rollout_loss:fine", 1.4});                // 40%
       c.Add(ScalarRecord{s, "rollout_loss:nan", s == 32 ? NAN : 1.0});
     }
@@ -1450,9 +1450,10 @@ TEST(Checker, RolloutJudgesEachTargetAgainstTheGainAtStake) {
   ASSERT_EQ(fired.size(), 3u) << Dump(c);
   EXPECT_EQ(fired[0].tensor, "rollout_loss:lost");
   EXPECT_EQ(fired[0].step, 16);
-  EXPECT_NEAR(fired[0].evidence.at("lag_share"), 1.1, 1e-12);
-  EXPECT_EQ(fired[0].evidence.at("at_once_loss"), 2.0);  // fp32's 1.0 plus the whole stake
-  EXPECT_NE(fired[0].message.find("a lag of 100% of the 1 at stake, on the tighter of the linear and the log "
+  EXPECT_NEAR(fired[0].evidence.at("lag_share"), 0.85, 1e-12);
+  // 0.8 of the stake, on the tighter scale: 2^0.8 = 1.74 in orders (1.8 linearly).
+  EXPECT_NEAR(fired[0].evidence.at("at_once_loss"), std::pow(2.0, 0.8), 1e-12);
+  EXPECT_NE(fired[0].message.find("a lag of 80% of the 1 at stake, on the tighter of the linear and the log "
                                   "scale, in one rollout"),
             std::string::npos)
       << fired[0].message;
@@ -1476,7 +1477,7 @@ TEST(Checker, RolloutJudgesEachTargetAgainstTheGainAtStake) {
     if (s % 8 == 0) {
       one.Add(ScalarRecord{s, "probe_loss", 2.0});
       one.Add(ScalarRecord{s, "rollout_loss", 1.0});
-      one.Add(ScalarRecord{s, "rollout_loss:once", s == 8 ? 1.9 : 1.4});
+      one.Add(ScalarRecord{s, "rollout_loss:once", s == 8 ? 1.7 : 1.4});
     }
     one.EndStep(s);
   }
