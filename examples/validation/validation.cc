@@ -4,7 +4,7 @@
 //
 // For every program of the corpus (corpus.h, corpus_fresh.h, corpus_fresh2.h,
 // corpus_fresh3.h, corpus_fresh4.h, corpus_fresh5.h, corpus_fresh6.h,
-// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h, corpus_fresh13.h, corpus_fresh14.h, corpus_fresh15.h, corpus_fresh16.h, corpus_fresh17.h, corpus_fresh18.h, corpus_fresh19.h, corpus_fresh20.h, corpus_fresh21.h, corpus_fresh22.h, corpus_fresh23.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
+// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h, corpus_fresh13.h, corpus_fresh14.h, corpus_fresh15.h, corpus_fresh16.h, corpus_fresh17.h, corpus_fresh18.h, corpus_fresh19.h, corpus_fresh20.h, corpus_fresh21.h, corpus_fresh22.h, corpus_fresh23.h, corpus_fresh24.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
 // Conv1d nets, gated recurrent nets, an LSTM, SwiGLU units, DeepSets, a
 // mixture of experts, HMMs, a graph convolutional network, depthwise-
 // separable and squeeze-and-excitation CNNs, a gated TCN, a highway net,
@@ -77,7 +77,7 @@
 // with --save-truths examples/validation/truths.json, the corpus's truths
 // that the repository keeps (one run per line, as --json has them).
 //
-// The corpus is split in twenty-five groups: Programs() (corpus.h) in two halves,
+// The corpus is split in twenty-six groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
 // (corpus_fresh.h), written after the rules' thresholds were set;
 // `fresh2`, Fresh2Programs() (corpus_fresh2.h), written after fresh, too,
@@ -127,8 +127,10 @@
 // lost); and `fresh23`, Fresh23Programs() (corpus_fresh23.h, 8
 // programs), written blind to them after fresh22 and judged once, unseen,
 // with the rules as they were (precision 0.97, recall 0.97, but a median
-// lead of -10: gradual breaks called late).
-// All are seen data now:
+// lead of -10: gradual breaks called late); and `fresh24`,
+// Fresh24Programs() (corpus_fresh24.h, 8 programs), written blind to them
+// after fresh23 and not judged yet (unseen).
+// All but fresh24 are seen data now:
 // each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
@@ -193,6 +195,7 @@
 #include "examples/validation/corpus_fresh21.h"
 #include "examples/validation/corpus_fresh22.h"
 #include "examples/validation/corpus_fresh23.h"
+#include "examples/validation/corpus_fresh24.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -510,14 +513,14 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
 enum class Group {
   kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5, kFresh6, kFresh7, kFresh8, kFresh9, kFresh10, kFresh11,
   kFresh12, kFresh13, kFresh14, kFresh15, kFresh16, kFresh17, kFresh18, kFresh19, kFresh20, kFresh21, kFresh22,
-  kFresh23
+  kFresh23, kFresh24
 };
-constexpr std::array<const char*, 25> kGroupNames = {"tune",    "holdout", "fresh",   "fresh2",  "fresh3",
+constexpr std::array<const char*, 26> kGroupNames = {"tune",    "holdout", "fresh",   "fresh2",  "fresh3",
                                                       "fresh4",  "fresh5",  "fresh6",  "fresh7",  "fresh8",
                                                       "fresh9",  "fresh10", "fresh11", "fresh12", "fresh13",
                                                       "fresh14", "fresh15", "fresh16", "fresh17",
                                                       "fresh18", "fresh19", "fresh20", "fresh21", "fresh22",
-                                                      "fresh23"};
+                                                      "fresh23", "fresh24"};
 constexpr size_t kGroups = kGroupNames.size();
 
 const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
@@ -529,7 +532,7 @@ const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
 // Fresh13Programs(), Fresh14Programs(), Fresh15Programs(),
 // Fresh16Programs(), Fresh17Programs(), Fresh18Programs(),
 // Fresh19Programs(), Fresh20Programs(), Fresh21Programs(),
-// Fresh22Programs() and Fresh23Programs(): the whole
+// Fresh22Programs(), Fresh23Programs() and Fresh24Programs(): the whole
 // corpus in the order
 // --list shows it.
 std::vector<std::pair<Program, Group>> Corpus() {
@@ -559,6 +562,7 @@ std::vector<std::pair<Program, Group>> Corpus() {
   for (Program& p : Fresh21Programs()) out.push_back({std::move(p), Group::kFresh21});
   for (Program& p : Fresh22Programs()) out.push_back({std::move(p), Group::kFresh22});
   for (Program& p : Fresh23Programs()) out.push_back({std::move(p), Group::kFresh23});
+  for (Program& p : Fresh24Programs()) out.push_back({std::move(p), Group::kFresh24});
   return out;
 }
 
