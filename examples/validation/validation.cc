@@ -129,8 +129,12 @@
 // with the rules as they were (precision 0.97, recall 0.97, but a median
 // lead of -10: gradual breaks called late); and `fresh24`,
 // Fresh24Programs() (corpus_fresh24.h, 8 programs), written blind to them
-// after fresh23 and not judged yet (unseen).
-// All but fresh24 are seen data now:
+// after fresh23 and judged once, unseen, with the rules as they were
+// (precision 0.68, recall 0.93, median lead 0.5: a healthy CoordConv drew
+// lp_rollout on 8 targets), then the check of lp_rollout's
+// at_once_lag_share 0.8 (4 hits earlier, median lead 4, no false alarm
+// added).
+// All are seen data now:
 // each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
