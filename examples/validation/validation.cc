@@ -2,25 +2,24 @@
 // hardware", predicted from one fp32 run, hold when the training is simulated
 // on the hardware?
 //
-// For every program of the corpus (corpus.h, corpus_fresh.h, corpus_fresh2.h,
-// corpus_fresh3.h, corpus_fresh4.h, corpus_fresh5.h, corpus_fresh6.h,
-// corpus_fresh7.h, corpus_fresh8.h, corpus_fresh9.h, corpus_fresh10.h, corpus_fresh11.h, corpus_fresh12.h, corpus_fresh13.h, corpus_fresh14.h, corpus_fresh15.h, corpus_fresh16.h, corpus_fresh17.h, corpus_fresh18.h, corpus_fresh19.h, corpus_fresh20.h, corpus_fresh21.h, corpus_fresh22.h, corpus_fresh23.h, corpus_fresh24.h: MLPs, CNNs, small transformers, residual nets, embedding models, an MLP-Mixer, autoencoders,
-// Conv1d nets, gated recurrent nets, an LSTM, SwiGLU units, DeepSets, a
-// mixture of experts, HMMs, a graph convolutional network, depthwise-
-// separable and squeeze-and-excitation CNNs, a gated TCN, a highway net,
-// Perceiver latents, an RBF network, a U-Net, a FiLM-conditioned MLP, a
-// diagonal linear recurrence, ResNeXt and Inception CNNs, an FT-Transformer,
-// a diffusion noise-prediction MLP, a Poincare-ball classifier, a Switch
-// mixture of experts, a soft decision tree, a spiking network, a capsule
-// network, a gMLP, a weight-normalised MLP, an RK4 neural ODE, a Deep &
-// Cross network, a Fourier neural operator, a linear-attention language
-// model, a reversible stack, a closed-form ridge head, a Sinkhorn transport
-// loss, a hypernetwork, a Set Transformer, a DenseNet block, a graph
-// attention network, a Kolmogorov-Arnold network, a neural additive model,
-// ConvNeXt-style blocks, a SIREN, a rotary-embedding decoder, MobileNetV2
-// blocks, a triplet embedding, a VAE, a mixture density network, a
-// bidirectional GRU, a PointNet, an IRNN, a binarised MLP, an ALiBi
-// decoder, an FNet, a MADE, a linear-chain CRF, a pointer network, a
+// For every program of the corpus (corpus.h and one corpus_fresh*.h per later
+// group, kGroupSources: MLPs, CNNs, small transformers, residual nets,
+// embedding models, an MLP-Mixer, autoencoders, Conv1d nets, gated recurrent
+// nets, an LSTM, SwiGLU units, DeepSets, a mixture of experts, HMMs, a graph
+// convolutional network, depthwise-separable and squeeze-and-excitation
+// CNNs, a gated TCN, a highway net, Perceiver latents, an RBF network, a
+// U-Net, a FiLM-conditioned MLP, a diagonal linear recurrence, ResNeXt and
+// Inception CNNs, an FT-Transformer, a diffusion noise-prediction MLP, a
+// Poincare-ball classifier, a Switch mixture of experts, a soft decision
+// tree, a spiking network, a capsule network, a gMLP, a weight-normalised
+// MLP, an RK4 neural ODE, a Deep & Cross network, a Fourier neural operator,
+// a linear-attention language model, a reversible stack, a closed-form ridge
+// head, a Sinkhorn transport loss, a hypernetwork, a Set Transformer, a
+// DenseNet block, a graph attention network, a Kolmogorov-Arnold network, a
+// neural additive model, ConvNeXt-style blocks, a SIREN, a rotary-embedding
+// decoder, MobileNetV2 blocks, a triplet embedding, a VAE, a mixture density
+// network, a bidirectional GRU, a PointNet, an IRNN, a binarised MLP, an
+// ALiBi decoder, an FNet, a MADE, a linear-chain CRF, a pointer network, a
 // RealNVP flow, a graph isomorphism network, a Bayes-by-Backprop MLP, an
 // early-exit net, a modern Hopfield layer, a TabNet-style feature selector,
 // Barlow Twins, a p4 group-equivariant CNN, Mixture-of-Depths, a conditional
@@ -28,9 +27,11 @@
 // deep ensemble, a QRNN, an Attention-Free Transformer, a maxout network,
 // random Fourier features, a Graphormer-style graph transformer, Gaussian
 // discriminant analysis, parametric t-SNE, a logQ-corrected two-tower
-// recommender; Adam,
-// AdamW, SGD, RMSprop; warm-up and decay; dropout, weight decay, BatchNorm,
-// LayerNorm; planted breakers and programs that train fine):
+// recommender, a binary tree LSTM, a Legendre memory unit, an
+// E(n)-equivariant GNN, a neural cellular automaton, a DeepONet, a Clockwork
+// RNN, CoordConv, a closed-form continuous-time cell; Adam, AdamW, SGD,
+// RMSprop; warm-up and decay; dropout, weight decay, BatchNorm, LayerNorm;
+// planted breakers and programs that train fine):
 //   1. train once in fp32 with a Tracker (default options): the loss and
 //      accuracy of fp32, and the run database (every tensor record);
 //   2. per built-in training target: the prediction is the first lp_* warning
@@ -160,6 +161,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -511,68 +513,43 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
   return pr;
 }
 
-// Which group of the corpus a program belongs to: each is a column of the
-// table and an object of the JSON, in this order. A new group is a value
-// here, its name in kGroupNames and its programs in Corpus().
-enum class Group {
-  kTune, kHoldout, kFresh, kFresh2, kFresh3, kFresh4, kFresh5, kFresh6, kFresh7, kFresh8, kFresh9, kFresh10, kFresh11,
-  kFresh12, kFresh13, kFresh14, kFresh15, kFresh16, kFresh17, kFresh18, kFresh19, kFresh20, kFresh21, kFresh22,
-  kFresh23, kFresh24
+// The corpus's groups, in the order of the table's columns, the JSON's
+// objects and --list: Programs() (corpus.h) split by position (even: tune,
+// odd: holdout), then one group per blind corpus file, its name and its
+// programs. A new group is one line here (and its first program in
+// CMakeLists.txt's VALIDATION_GROUP_FIRSTS).
+struct GroupSource {
+  const char* name;
+  std::vector<Program> (*programs)();  // null for tune and holdout: Programs() split
 };
-constexpr std::array<const char*, 26> kGroupNames = {"tune",    "holdout", "fresh",   "fresh2",  "fresh3",
-                                                      "fresh4",  "fresh5",  "fresh6",  "fresh7",  "fresh8",
-                                                      "fresh9",  "fresh10", "fresh11", "fresh12", "fresh13",
-                                                      "fresh14", "fresh15", "fresh16", "fresh17",
-                                                      "fresh18", "fresh19", "fresh20", "fresh21", "fresh22",
-                                                      "fresh23", "fresh24"};
-constexpr size_t kGroups = kGroupNames.size();
+constexpr GroupSource kGroupSources[] = {
+    {"tune", nullptr}, {"holdout", nullptr}, {"fresh", FreshPrograms}, {"fresh2", Fresh2Programs},
+    {"fresh3", Fresh3Programs}, {"fresh4", Fresh4Programs}, {"fresh5", Fresh5Programs}, {"fresh6", Fresh6Programs},
+    {"fresh7", Fresh7Programs}, {"fresh8", Fresh8Programs}, {"fresh9", Fresh9Programs}, {"fresh10", Fresh10Programs},
+    {"fresh11", Fresh11Programs}, {"fresh12", Fresh12Programs}, {"fresh13", Fresh13Programs},
+    {"fresh14", Fresh14Programs}, {"fresh15", Fresh15Programs}, {"fresh16", Fresh16Programs},
+    {"fresh17", Fresh17Programs}, {"fresh18", Fresh18Programs}, {"fresh19", Fresh19Programs},
+    {"fresh20", Fresh20Programs}, {"fresh21", Fresh21Programs}, {"fresh22", Fresh22Programs},
+    {"fresh23", Fresh23Programs}, {"fresh24", Fresh24Programs}};
+constexpr size_t kGroups = std::size(kGroupSources);
+using Group = size_t;  // an index into kGroupSources
 
-const char* GroupName(Group g) { return kGroupNames[static_cast<size_t>(g)]; }
+const char* GroupName(Group g) { return kGroupSources[g].name; }
 
-// Programs() split by position (even: tune, odd: holdout), then
-// FreshPrograms(), Fresh2Programs(), Fresh3Programs(), Fresh4Programs(),
-// Fresh5Programs(), Fresh6Programs(), Fresh7Programs(), Fresh8Programs(),
-// Fresh9Programs(), Fresh10Programs(), Fresh11Programs(), Fresh12Programs(),
-// Fresh13Programs(), Fresh14Programs(), Fresh15Programs(),
-// Fresh16Programs(), Fresh17Programs(), Fresh18Programs(),
-// Fresh19Programs(), Fresh20Programs(), Fresh21Programs(),
-// Fresh22Programs(), Fresh23Programs() and Fresh24Programs(): the whole
-// corpus in the order
-// --list shows it.
+// The whole corpus in the order --list shows it.
 std::vector<std::pair<Program, Group>> Corpus() {
   std::vector<std::pair<Program, Group>> out;
   std::vector<Program> seen = Programs();
-  for (size_t i = 0; i < seen.size(); ++i) out.push_back({seen[i], i % 2 ? Group::kHoldout : Group::kTune});
-  for (Program& p : FreshPrograms()) out.push_back({std::move(p), Group::kFresh});
-  for (Program& p : Fresh2Programs()) out.push_back({std::move(p), Group::kFresh2});
-  for (Program& p : Fresh3Programs()) out.push_back({std::move(p), Group::kFresh3});
-  for (Program& p : Fresh4Programs()) out.push_back({std::move(p), Group::kFresh4});
-  for (Program& p : Fresh5Programs()) out.push_back({std::move(p), Group::kFresh5});
-  for (Program& p : Fresh6Programs()) out.push_back({std::move(p), Group::kFresh6});
-  for (Program& p : Fresh7Programs()) out.push_back({std::move(p), Group::kFresh7});
-  for (Program& p : Fresh8Programs()) out.push_back({std::move(p), Group::kFresh8});
-  for (Program& p : Fresh9Programs()) out.push_back({std::move(p), Group::kFresh9});
-  for (Program& p : Fresh10Programs()) out.push_back({std::move(p), Group::kFresh10});
-  for (Program& p : Fresh11Programs()) out.push_back({std::move(p), Group::kFresh11});
-  for (Program& p : Fresh12Programs()) out.push_back({std::move(p), Group::kFresh12});
-  for (Program& p : Fresh13Programs()) out.push_back({std::move(p), Group::kFresh13});
-  for (Program& p : Fresh14Programs()) out.push_back({std::move(p), Group::kFresh14});
-  for (Program& p : Fresh15Programs()) out.push_back({std::move(p), Group::kFresh15});
-  for (Program& p : Fresh16Programs()) out.push_back({std::move(p), Group::kFresh16});
-  for (Program& p : Fresh17Programs()) out.push_back({std::move(p), Group::kFresh17});
-  for (Program& p : Fresh18Programs()) out.push_back({std::move(p), Group::kFresh18});
-  for (Program& p : Fresh19Programs()) out.push_back({std::move(p), Group::kFresh19});
-  for (Program& p : Fresh20Programs()) out.push_back({std::move(p), Group::kFresh20});
-  for (Program& p : Fresh21Programs()) out.push_back({std::move(p), Group::kFresh21});
-  for (Program& p : Fresh22Programs()) out.push_back({std::move(p), Group::kFresh22});
-  for (Program& p : Fresh23Programs()) out.push_back({std::move(p), Group::kFresh23});
-  for (Program& p : Fresh24Programs()) out.push_back({std::move(p), Group::kFresh24});
+  for (size_t i = 0; i < seen.size(); ++i) out.push_back({seen[i], Group(i % 2)});
+  for (Group g = 2; g < kGroups; ++g) {
+    for (Program& p : kGroupSources[g].programs()) out.push_back({std::move(p), g});
+  }
   return out;
 }
 
 struct Cell {
   std::string program, target;
-  Group group = Group::kTune;
+  Group group = 0;
   Prediction pred;
   Truth truth;
 };
@@ -944,7 +921,7 @@ int Main(int argc, char** argv) {
   Tallies overall;
   for (Tally& t : overall) t.pooled = true;
   for (const Cell& c : cells) {
-    const size_t g = 1 + static_cast<size_t>(c.group);
+    const size_t g = 1 + c.group;
     auto& t = tally[c.target];
     t[0].Add(c), t[g].Add(c);
     overall[0].Add(c), overall[g].Add(c);
@@ -977,7 +954,7 @@ int Main(int argc, char** argv) {
     };
     auto groups = [&](const Tallies& t) {
       nlohmann::ordered_json o = {{"all", tj(t[0])}};
-      for (size_t g = 0; g < kGroups; ++g) o[kGroupNames[g]] = tj(t[1 + g]);
+      for (size_t g = 0; g < kGroups; ++g) o[kGroupSources[g].name] = tj(t[1 + g]);
       return o;
     };
     for (const auto& [name, t] : tally) {
@@ -1024,7 +1001,7 @@ int Main(int argc, char** argv) {
               "independent).\n\n");
   std::string header = "| target | TP | FP | FN | TN | precision (95%) | recall (95%) | median lead (steps) |";
   std::string rule = "|---|---|---|---|---|---|---|---|";
-  for (const char* g : kGroupNames) header += std::string(" precision / recall ") + g + " |", rule += "---|";
+  for (const GroupSource& g : kGroupSources) header += std::string(" precision / recall ") + g.name + " |", rule += "---|";
   std::printf("%s\n%s\n", header.c_str(), rule.c_str());
   auto row = [](const std::string& name, const Tallies& t) {
     const PrecisionRecallIntervals ci = t[0].Intervals();
