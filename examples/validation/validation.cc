@@ -29,7 +29,8 @@
 // discriminant analysis, parametric t-SNE, a logQ-corrected two-tower
 // recommender, a binary tree LSTM, a Legendre memory unit, an
 // E(n)-equivariant GNN, a neural cellular automaton, a DeepONet, a Clockwork
-// RNN, CoordConv, a closed-form continuous-time cell; Adam, AdamW, SGD,
+// RNN, CoordConv, a closed-form continuous-time cell, a GhostNet, a SincNet,
+// a Monarch-matrix MLP, a gated graph neural network; Adam, AdamW, SGD,
 // RMSprop; warm-up and decay; dropout, weight decay, BatchNorm, LayerNorm;
 // planted breakers and programs that train fine):
 //   1. train once in fp32 with a Tracker (default options): the loss and
@@ -78,7 +79,7 @@
 // with --save-truths examples/validation/truths.json, the corpus's truths
 // that the repository keeps (one run per line, as --json has them).
 //
-// The corpus is split in twenty-six groups: Programs() (corpus.h) in two halves,
+// The corpus is split in twenty-seven groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
 // (corpus_fresh.h), written after the rules' thresholds were set;
 // `fresh2`, Fresh2Programs() (corpus_fresh2.h), written after fresh, too,
@@ -134,7 +135,8 @@
 // (precision 0.68, recall 0.93, median lead 0.5: a healthy CoordConv drew
 // lp_rollout on 8 targets), then the check of lp_rollout's
 // at_once_lag_share 0.8 (4 hits earlier, median lead 4, no false alarm
-// added).
+// added); and `fresh25`, Fresh25Programs() (corpus_fresh25.h, 8
+// programs), written blind to them after fresh24.
 // All are seen data now:
 // each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
@@ -202,6 +204,7 @@
 #include "examples/validation/corpus_fresh22.h"
 #include "examples/validation/corpus_fresh23.h"
 #include "examples/validation/corpus_fresh24.h"
+#include "examples/validation/corpus_fresh25.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -530,7 +533,8 @@ constexpr GroupSource kGroupSources[] = {
     {"fresh14", Fresh14Programs}, {"fresh15", Fresh15Programs}, {"fresh16", Fresh16Programs},
     {"fresh17", Fresh17Programs}, {"fresh18", Fresh18Programs}, {"fresh19", Fresh19Programs},
     {"fresh20", Fresh20Programs}, {"fresh21", Fresh21Programs}, {"fresh22", Fresh22Programs},
-    {"fresh23", Fresh23Programs}, {"fresh24", Fresh24Programs}};
+    {"fresh23", Fresh23Programs}, {"fresh24", Fresh24Programs},
+    {"fresh25", Fresh25Programs}};
 constexpr size_t kGroups = std::size(kGroupSources);
 using Group = size_t;  // an index into kGroupSources
 
