@@ -5,6 +5,7 @@
 //   lpsim validate --programs a,b --targets h100-fp8-current
 //   lpsim validate tiny_grads_adam       # one program, per target in full
 //   lpsim validate --list
+//   lpsim validate --groups              # the corpus's groups: name, programs, planted breakers
 //   lpsim validate --truth earlier.json  # predictions again, truths from an earlier --json
 //   lpsim validate --truth examples/validation/truths.json   # the corpus's truths kept in the repository
 //   lpsim validate --save-truths t.json  # also write the truths alone (the shape --truth reads)
@@ -35,6 +36,7 @@ namespace {
 struct ValidateArgs {
   bool json = false;
   bool list = false;
+  bool groups = false;
   std::string programs, targets, root, truth, save_truths, rules;
   bool no_probe = false;
   int probe_every = 0;  // 0: lpsim_validation's default
@@ -55,6 +57,7 @@ int Run(const ValidateArgs& a) {
   }
   std::vector<std::string> args = {exe};
   if (a.list) args.push_back("--list");
+  if (a.groups) args.push_back("--groups");
   if (a.json) args.push_back("--json");
   if (!a.programs.empty()) args.insert(args.end(), {"--programs", a.programs});
   if (!a.targets.empty()) args.insert(args.end(), {"--targets", a.targets});
@@ -87,6 +90,8 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
       "and median lead time");
   cmd->add_flag("--json", args->json, "JSON: per target and group (tune / holdout / fresh), and every run");
   cmd->add_flag("--list", args->list, "list the programs, their group (tune / holdout / fresh) and what they plant");
+  cmd->add_flag("--groups", args->groups,
+                "list the corpus's groups in order, one per line: name, programs, planted breakers");
   cmd->add_option("--programs", args->programs, "comma-separated program names (default: all)");
   cmd->add_option("--targets", args->targets, "comma-separated targets (default: every built-in training target)");
   cmd->add_option("--root", args->root, "folder for the runs (default /tmp/lpsim_validation)");
