@@ -173,8 +173,9 @@ void AddCheckCommand(CLI::App* app, Command* selected) {
                "without findings, 2 on bad input); --list-rules prints the catalog");
   cmd->add_option("RUN", args->run, "run directory or its run.db");
   cmd->add_option("--rules", args->rules,
-                  "JSON rule settings, e.g. {\"dead_relu\": {\"max_zero_share\": 0.9}} "
-                  "(docs/checks.md)");
+                  "a JSON file of rule settings, e.g. {\"dead_relu\": {\"max_zero_share\": 0.9}} "
+                  "(docs/checks.md)")
+      ->type_name("FILE");
   cmd->add_option("--target", args->target,
                   "judge the run as this hardware target would store each tensor (name or .json "
                   "path): the format-aware rules see the target's formats and recipes")
