@@ -277,10 +277,12 @@ lpsim::StatusOr<StoredRun> ReadRun(const std::string& dir) {
   return out;
 }
 
-// Trains p; `target` empty: fp32 with tracking (the run database in
-// `stored`, with the probes and rollouts of `probe_targets`), else simulate
-// mode on that target with tracking reduced to step 0.
-Curve Train(const Program& p, const std::string& target, StoredRun* stored,
+// Trains p; `target` null: fp32 with tracking (the run database in
+// `stored`, with the probes and rollouts of `probe_targets`, each a target's
+// file), else simulate mode on that target with tracking reduced to step 0.
+// The tracker is given each target's file (Target::origin), not its name:
+// a --targets entry may be a .json path outside the built-in folder.
+Curve Train(const Program& p, const lpsim::Target* target, StoredRun* stored,
             const std::vector<std::string>& probe_targets = {}, int seed = kSeed) {
   torch::manual_seed(7);
   const Data data = p.data();
@@ -289,22 +291,22 @@ Curve Train(const Program& p, const std::string& target, StoredRun* stored,
   std::unique_ptr<torch::optim::Optimizer> opt =
       lpsim::examples::MakeOptimizer({p.optimizer, p.lr, p.weight_decay, p.adam_eps}, model->parameters());
   lpsim::TrackerOptions o;
-  o.run_dir = g_root + "/" + p.name + "/" + (target.empty() ? "fp32" : target) +
+  o.run_dir = g_root + "/" + p.name + "/" + (target ? target->name : "fp32") +
               (seed == kSeed ? "" : "-seed" + std::to_string(seed));
   o.overwrite = true;
   o.capture_nonfinite = false;
   for (auto& rule : o.check_config.rules) rule.second.policy = lpsim::Policy::kLog;
-  if (target.empty()) {
+  if (!target) {
     o.checks = false;  // judged per target below, from the stored run
     if (!stored) o.every = 1 << 30;  // a reference run of another seed: its losses alone
   } else {
-    o.target = target;
+    o.target = target->origin;
     o.simulate = true;
     o.checks = false;
     o.every = 1 << 30;  // the truth needs the training, not the records
   }
   torch::Tensor probe_x, probe_y;  // the batch of the step in progress
-  if (target.empty() && !probe_targets.empty()) {
+  if (!target && !probe_targets.empty()) {
     // Unscaled; the tracker records it times probe_loss_scale, in the
     // units of the loss step() is given, which lp_forward_loss compares.
     o.probe = [&] { return LossOf(p, p.forward(*model, probe_x), probe_y); };
@@ -779,6 +781,15 @@ int Main(int argc, char** argv) {
                       "): there is no training on it to validate; name targets that train")
                          .c_str());
       }
+      for (const lpsim::Target& earlier : targets) {
+        if (earlier.name == t->name) {
+          // A target's name keys its run directories, its truths and its
+          // probes' scalars: two of one name would overwrite each other.
+          return Usage(("--targets: two targets are named '" + t->name + "' (" + earlier.origin + " and " +
+                        t->origin + "): give each file its own \"name\"")
+                           .c_str());
+        }
+      }
       targets.push_back(std::move(t).value());
     }
   }
@@ -845,12 +856,12 @@ int Main(int argc, char** argv) {
   for (const auto& [p, group] : programs) {
     std::vector<std::string> probe_targets;
     if (probe) {
-      for (const lpsim::Target& t : targets) probe_targets.push_back(t.name);
+      for (const lpsim::Target& t : targets) probe_targets.push_back(t.origin);
     }
     StoredRun stored;
-    std::vector<Curve> reference = {Train(p, "", &stored, probe_targets)};
+    std::vector<Curve> reference = {Train(p, nullptr, &stored, probe_targets)};
     if (truths.empty()) {
-      for (int k = 1; k < g_fp32_seeds; ++k) reference.push_back(Train(p, "", nullptr, {}, kSeed + k));
+      for (int k = 1; k < g_fp32_seeds; ++k) reference.push_back(Train(p, nullptr, nullptr, {}, kSeed + k));
     }
     const Curve& fp32 = reference.front();
     if (json) {
@@ -884,7 +895,7 @@ int Main(int argc, char** argv) {
       Truth truth;
       if (truths.empty()) {
         std::vector<Truth> runs;
-        for (int k = 0; k < g_sim_seeds; ++k) runs.push_back(Judge(reference, Train(p, t.name, nullptr, {}, kSeed + k)));
+        for (int k = 0; k < g_sim_seeds; ++k) runs.push_back(Judge(reference, Train(p, &t, nullptr, {}, kSeed + k)));
         truth = Combine(std::move(runs));
       } else {
         truth = truths.at({p.name, t.name});
@@ -1056,4 +1067,14 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace lpsim::validation
 
-int main(int argc, char** argv) { return lpsim::validation::Main(argc, argv); }
+int main(int argc, char** argv) {
+  // A program or a target the tracker refuses throws (TrackerError, or a
+  // stored run that cannot be read back): one line and a non-zero exit, not
+  // std::terminate's abort.
+  try {
+    return lpsim::validation::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lpsim validate: error: %s\n", e.what());
+    return 1;
+  }
+}
