@@ -32,7 +32,9 @@
 // RNN, CoordConv, a closed-form continuous-time cell, a GhostNet, a SincNet,
 // a Monarch-matrix MLP, a gated graph neural network, a Performer (FAVOR+
 // attention), a Res2Net, a Neural Turing Machine read head, an
-// interpretable N-BEATS; Adam, AdamW, SGD,
+// interpretable N-BEATS, a Fastformer (additive attention), an SKNet
+// (selective-kernel convolutions), an RWKV-4, an ESPCN (sub-pixel
+// super-resolution); Adam, AdamW, SGD,
 // RMSprop; warm-up and decay; dropout, weight decay, BatchNorm, LayerNorm;
 // planted breakers and programs that train fine):
 //   1. train once in fp32 with a Tracker (default options): the loss and
@@ -82,7 +84,7 @@
 // with --save-truths examples/validation/truths.json, the corpus's truths
 // that the repository keeps (one run per line, as --json has them).
 //
-// The corpus is split in twenty-eight groups: Programs() (corpus.h) in two halves,
+// The corpus is split in twenty-nine groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
 // (corpus_fresh.h), written after the rules' thresholds were set;
 // `fresh2`, Fresh2Programs() (corpus_fresh2.h), written after fresh, too,
@@ -149,8 +151,10 @@
 // (precision 1.00, recall 0.93, median lead -2: 28 hits, no false alarm;
 // the dusk spectra break gradually and are called 3 to 42 steps late;
 // missed: the healthy Performer on fp16-npu-ftz, the irradiation bands on
-// b200-nvfp4 at the last step).
-// All are seen data now:
+// b200-nvfp4 at the last step); and `fresh27`, Fresh27Programs()
+// (corpus_fresh27.h, 8 programs), written blind to them after fresh26
+// (its truths not merged; not judged yet).
+// All but fresh27 are seen data now:
 // each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
@@ -219,6 +223,7 @@
 #include "examples/validation/corpus_fresh24.h"
 #include "examples/validation/corpus_fresh25.h"
 #include "examples/validation/corpus_fresh26.h"
+#include "examples/validation/corpus_fresh27.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -550,7 +555,7 @@ constexpr GroupSource kGroupSources[] = {
     {"fresh17", Fresh17Programs}, {"fresh18", Fresh18Programs}, {"fresh19", Fresh19Programs},
     {"fresh20", Fresh20Programs}, {"fresh21", Fresh21Programs}, {"fresh22", Fresh22Programs},
     {"fresh23", Fresh23Programs}, {"fresh24", Fresh24Programs},
-    {"fresh25", Fresh25Programs}, {"fresh26", Fresh26Programs}};
+    {"fresh25", Fresh25Programs}, {"fresh26", Fresh26Programs}, {"fresh27", Fresh27Programs}};
 constexpr size_t kGroups = std::size(kGroupSources);
 using Group = size_t;  // an index into kGroupSources
 
