@@ -11,6 +11,7 @@
 //   lpsim validate --save-truths t.json  # also write the truths alone (the shape --truth reads)
 //   lpsim validate --no-probe            # the records' rules alone (no lp_forward_loss)
 //   lpsim validate --rules rules.json    # predict with these lp_* settings (as `lpsim check --rules`)
+//   lpsim validate --truth t.json --rejudge --rules r.json   # judge the fp32 runs under --root again
 //   lpsim validate --sim-seeds 1         # one simulated run per target (default 3, by majority)
 //
 // The corpus is LibTorch code (examples/validation/validation.cc, built as
@@ -39,6 +40,7 @@ struct ValidateArgs {
   bool groups = false;
   std::string programs, targets, root, truth, save_truths, rules;
   bool no_probe = false;
+  bool rejudge = false;
   int probe_every = 0;  // 0: lpsim_validation's default
   int rollout = -1;        // -1: lpsim_validation's default
   int rollout_every = 0;   // 0: lpsim_validation's default
@@ -66,6 +68,7 @@ int Run(const ValidateArgs& a) {
   if (!a.save_truths.empty()) args.insert(args.end(), {"--save-truths", a.save_truths});
   if (!a.rules.empty()) args.insert(args.end(), {"--rules", a.rules});
   if (a.no_probe) args.push_back("--no-probe");
+  if (a.rejudge) args.push_back("--rejudge");
   if (a.probe_every > 0) args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every)});
   if (a.rollout >= 0) args.insert(args.end(), {"--rollout", std::to_string(a.rollout)});
   if (a.rollout_every > 0) args.insert(args.end(), {"--rollout-every", std::to_string(a.rollout_every)});
@@ -106,6 +109,10 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
   cmd->add_option("--rules", args->rules,
                   "predict with this rules file (JSON, as `lpsim check --rules` reads): its lp_* rules' thresholds "
                   "and on/off; the truths do not depend on it (combine with --truth to judge a rule change)");
+  cmd->add_flag("--rejudge", args->rejudge,
+                "train nothing: judge again the fp32 runs an earlier run recorded under --root (with the same "
+                "probes; each run's note ROOT/PROGRAM/fp32.validation.json says how it was probed), with --truth "
+                "for the truths: a rule change (--rules) costs the checks alone; the table equals a full run's");
   cmd->add_flag("--no-probe", args->no_probe,
                  "predict from the records alone: no probes of each target's forward pass (lp_forward_loss)");
   cmd->add_option("--probe-every", args->probe_every, "steps between the fp32 run's probes (default 8)")

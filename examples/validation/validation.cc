@@ -73,6 +73,7 @@
 //   lpsim_validation --sim-seeds 1          # one simulated run per target (default 3 seeds, by majority)
 //   lpsim_validation --no-probe             # the records' rules alone (no probes, no rollouts)
 //   lpsim_validation --rules my_rules.json  # predictions with these lp_* settings (lpsim check --rules)
+//   lpsim_validation --truth truths.json --rejudge --rules my_rules.json   # no training (below)
 //   lpsim_validation --probe-every 4        # probes every 4 steps (default 8)
 //   lpsim_validation --rollout 0            # no rollouts (default 8 steps
 //   lpsim_validation --rollout-every 32     #   every 16)
@@ -83,6 +84,12 @@
 // simulate mode, not on the rules: rerun without --truth when either changes,
 // with --save-truths examples/validation/truths.json, the corpus's truths
 // that the repository keeps (one run per line, as --json has them).
+// --rejudge skips step 1 as well: each fp32 run is read back from --root,
+// where an earlier run left its database and its note (ROOT/PROGRAM/
+// fp32.validation.json: the loss and accuracy per step, and how it was
+// probed), so a rule change (--rules) costs the checks alone and gives the
+// table a full --truth run gives, cell for cell. A run probed otherwise
+// (other targets, --probe-every, --rollout) is refused, not judged.
 //
 // The corpus is split in twenty-nine groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
@@ -292,6 +299,89 @@ lpsim::StatusOr<StoredRun> ReadRun(const std::string& dir) {
   if (!records.ok()) return records.status();
   out.records = std::move(records).value();
   return out;
+}
+
+// What --rejudge needs of a tracked fp32 run besides its database: its
+// curve (the loss and accuracy the tracker does not store) and how it was
+// probed, written beside the run directory as ROOT/PROGRAM/fp32.validation.json
+// once the run has ended and its database is read back.
+struct RunSettings {
+  bool probe = true;
+  int probe_every = 0, rollout = 0, rollout_every = 0;
+  std::vector<std::string> targets;  // the probe targets' names
+  std::string kernels;
+};
+
+std::string RunNotePath(const Program& p) { return g_root + "/" + p.name + "/fp32.validation.json"; }
+
+nlohmann::ordered_json NumArray(const std::vector<double>& v) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (double x : v) a.push_back(std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json());
+  return a;
+}
+
+lpsim::Status WriteRunNote(const Program& p, const Curve& c, const RunSettings& s) {
+  nlohmann::ordered_json j = {{"program", p.name},
+                              {"probe", s.probe},
+                              {"probe_every", s.probe_every},
+                              {"rollout", s.rollout},
+                              {"rollout_every", s.rollout_every},
+                              {"targets", s.targets},
+                              {"kernels", s.kernels},
+                              {"nonfinite", c.nonfinite},
+                              {"loss", NumArray(c.loss)},
+                              {"accuracy", NumArray(c.accuracy)}};
+  return lpsim::WriteOutput(RunNotePath(p), j.dump() + "\n");
+}
+
+// The stored fp32 run of p under --root for --rejudge: its database read
+// back and its note's curve, refused (the message says why and what to do)
+// when it is missing or was probed otherwise than this run asks.
+std::string ReadStoredRun(const Program& p, const RunSettings& want, StoredRun* stored, Curve* curve,
+                          std::string* kernels) {
+  const std::string path = RunNotePath(p);
+  const std::string again = ": run `lpsim validate` once without --rejudge, with this --root and these options, "
+                            "to record the fp32 runs";
+  std::ifstream in(path);
+  if (!in) return "--rejudge: no recorded fp32 run of " + p.name + " (" + path + " is missing)" + again;
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("loss") || !j.contains("targets")) {
+    return "--rejudge: " + path + " is not a run note this build writes" + again;
+  }
+  auto differs = [&](const char* what, const std::string& had, const std::string& asked) {
+    return "--rejudge: the recorded fp32 run of " + p.name + " was probed with " + what + " " + had + ", this run asks " +
+           asked + again;
+  };
+  if (j.value("probe", true) != want.probe) {
+    return differs("probes", want.probe ? "off" : "on", want.probe ? "on" : "off (--no-probe)");
+  }
+  if (want.probe) {
+    const std::pair<const char*, int> fields[] = {
+        {"probe_every", want.probe_every}, {"rollout", want.rollout}, {"rollout_every", want.rollout_every}};
+    for (const auto& [name, value] : fields) {
+      const int had = j.value(name, -1);
+      if (had != value) return differs(name, std::to_string(had), std::to_string(value));
+    }
+    const std::vector<std::string> had = j["targets"].get<std::vector<std::string>>();
+    for (const std::string& t : want.targets) {
+      if (std::find(had.begin(), had.end(), t) == had.end()) {
+        return "--rejudge: the recorded fp32 run of " + p.name + " has no probes of " + t + again;
+      }
+    }
+  }
+  auto numbers = [](const nlohmann::json& a) {
+    std::vector<double> v;
+    for (const auto& x : a) v.push_back(x.is_number() ? x.get<double>() : NAN);
+    return v;
+  };
+  curve->loss = numbers(j["loss"]);
+  curve->accuracy = numbers(j.value("accuracy", nlohmann::json::array()));
+  curve->nonfinite = j.value("nonfinite", false);
+  *kernels = j.value("kernels", std::string());
+  lpsim::StatusOr<StoredRun> run = ReadRun(g_root + "/" + p.name + "/fp32");
+  if (!run.ok()) return "--rejudge: reading the recorded fp32 run of " + p.name + ": " + run.status().message() + again;
+  *stored = std::move(run).value();
+  return "";
 }
 
 // Trains p; `target` null: fp32 with tracking (the run database in
@@ -670,7 +760,7 @@ std::vector<std::string> Split(const std::string& s) {
 int Usage(const char* why) {
   std::fprintf(stderr,
                "lpsim validate: %s\nusage: lpsim validate [--list] [--groups] [--table] [--json] [--programs a,b] "
-               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [--save-truths FILE] [--rules FILE] [--fp32-seeds N] [--sim-seeds N] [--no-probe] [--probe-every N] [--rollout K] [--rollout-every N] [PROGRAM]\n",
+               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [--save-truths FILE] [--rules FILE] [--rejudge] [--fp32-seeds N] [--sim-seeds N] [--no-probe] [--probe-every N] [--rollout K] [--rollout-every N] [PROGRAM]\n",
                why);
   return 2;
 }
@@ -687,7 +777,8 @@ int Main(int argc, char** argv) {
       if (!names.insert(p.name).second) return Usage(("two programs named '" + p.name + "' in the corpus").c_str());
     }
   }
-  bool json = false, list = false, list_groups = false, verbose = false, probe = true, seeds_given = false;
+  bool json = false, list = false, list_groups = false, verbose = false, probe = true, seeds_given = false,
+       rejudge = false;
   std::vector<std::string> want_programs, want_targets;
   std::string truth_file, rules_file, save_truths;
   for (int i = 1; i < argc; ++i) {
@@ -724,6 +815,8 @@ int Main(int argc, char** argv) {
       g_sim_seeds = std::atoi(v.c_str());
       if (g_sim_seeds < 1) return Usage("--sim-seeds needs a number of simulated runs per target >= 1");
       seeds_given = true;
+    } else if (a == "--rejudge") {
+      rejudge = true;  // the fp32 runs an earlier run left under --root, judged again
     } else if (a == "--no-probe") {
       probe = false;  // the records' rules alone (no lp_forward_loss), to compare
     } else if (a == "--rules") {
@@ -750,6 +843,10 @@ int Main(int argc, char** argv) {
   if (!truth_file.empty() && seeds_given) {
     return Usage("--fp32-seeds and --sim-seeds set how truths are simulated; with --truth they are read (and keep "
                  "theirs)");
+  }
+  if (rejudge && truth_file.empty()) {
+    return Usage("--rejudge judges recorded fp32 runs again against truths from a file: give --truth FILE (the "
+                 "truths are simulated, not recorded)");
   }
   if (g_rollout > 0 && g_rollout_every % g_probe_every != 0) {
     return Usage("--rollout-every must be a multiple of --probe-every: rollouts start at probe steps");
@@ -869,6 +966,7 @@ int Main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<Cell> cells;
   std::map<std::string, std::pair<double, double>> fp32_final;  // program -> (loss, accuracy)
+  std::set<std::string> fp32_kernels;  // --rejudge: the kernels the recorded runs were trained with
   nlohmann::ordered_json fp32_runs = nlohmann::ordered_json::object();  // program -> loss and probes (--json)
   for (const auto& [p, group] : programs) {
     std::vector<std::string> probe_targets;
@@ -876,7 +974,27 @@ int Main(int argc, char** argv) {
       for (const lpsim::Target& t : targets) probe_targets.push_back(t.origin);
     }
     StoredRun stored;
-    std::vector<Curve> reference = {Train(p, nullptr, &stored, probe_targets)};
+    RunSettings settings{probe, g_probe_every, g_rollout, g_rollout_every, {}, kernels};
+    for (const lpsim::Target& t : targets) {
+      if (probe) settings.targets.push_back(t.name);
+    }
+    std::vector<Curve> reference(1);
+    if (rejudge) {
+      std::string recorded_kernels;
+      const std::string err = ReadStoredRun(p, settings, &stored, &reference[0], &recorded_kernels);
+      if (!err.empty()) return Usage(err.c_str());
+      fp32_kernels.insert(recorded_kernels.empty() ? "not recorded" : recorded_kernels);
+    } else {
+      // The note goes first: a run stopped while it trains leaves none, so
+      // --rejudge refuses its half-written database instead of reading it.
+      std::remove(RunNotePath(p).c_str());
+      reference[0] = Train(p, nullptr, &stored, probe_targets);
+      const lpsim::Status s = WriteRunNote(p, reference[0], settings);
+      if (!s.ok()) {
+        std::fprintf(stderr, "lpsim validate: writing %s: %s\n", RunNotePath(p).c_str(), s.message().c_str());
+        return 1;
+      }
+    }
     if (truths.empty()) {
       for (int k = 1; k < g_fp32_seeds; ++k) reference.push_back(Train(p, nullptr, nullptr, {}, kSeed + k));
     }
@@ -933,6 +1051,10 @@ int Main(int argc, char** argv) {
     }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The kernels the fp32 runs were trained with: this process's, or those
+  // the recorded runs' notes name (--rejudge).
+  std::string fp32_with = fp32_kernels.empty() ? kernels : "";
+  for (const std::string& k : fp32_kernels) fp32_with += (fp32_with.empty() ? "" : "; ") + k;
 
   // How the truths were judged: --json records it, --save-truths too, and
   // --truth refuses a file judged otherwise (LoadTruths).
@@ -983,7 +1105,8 @@ int Main(int argc, char** argv) {
   if (json) {
     nlohmann::ordered_json j;
     j["tolerance"] = tolerance;
-    j["kernels"] = {{"fp32_runs", kernels}, {"truths", simulated_with}};
+    j["kernels"] = {{"fp32_runs", fp32_with}, {"truths", simulated_with}};
+    if (rejudge) j["rejudged"] = g_root;  // the runs were not trained here
     j["seconds"] = seconds;
     // What the predictions were judged with: the lp_* rules' settings
     // (--rules, or the defaults), so that a table names its rules.
@@ -1048,7 +1171,8 @@ int Main(int argc, char** argv) {
               truths.empty() ? g_fp32_seeds : truths_seeds, 100 * kLossTolerance, 100 * kAccuracyTolerance);
   std::printf("Kernels (examples/validation/validation.cc PinKernels): the fp32 runs' %s; the truths' "
               "simulations' %s.\n\n",
-              kernels.c_str(), simulated_with.c_str());
+              fp32_with.c_str(), simulated_with.c_str());
+  if (rejudge) std::printf("Judged again from the fp32 runs recorded under %s (--rejudge).\n\n", g_root.c_str());
   if (!rules_file.empty()) std::printf("Predicted with the rules of %s.\n\n", rules_file.c_str());
   std::printf("Precision and recall with their 95%% intervals: the programs are a sample (per target: "
               "Clopper-Pearson; all targets: the bootstrap over programs, whose cells on the targets are not "
