@@ -1001,8 +1001,7 @@ int Main(int argc, char** argv) {
     const Curve& fp32 = reference.front();
     if (json) {
       nlohmann::ordered_json& run = fp32_runs[p.name];
-      run["loss"] = nlohmann::ordered_json::array();
-      for (double l : fp32.loss) run["loss"].push_back(std::isfinite(l) ? nlohmann::ordered_json(l) : nullptr);
+      run["loss"] = NumArray(fp32.loss);
       // The final loss and accuracy of each seed's run (the tracked one
       // first; the others only when the truths are simulated here).
       run["seeds"] = nlohmann::ordered_json::array();
