@@ -46,6 +46,11 @@ refused("probed with probe_every 8, this run asks 4: run `lpsim validate` once w
         ${cells} --root ${OUT}/a --rejudge --probe-every 4)
 refused("no recorded fp32 run of [a-z_0-9]+ \\([^)]*/empty/[a-z_0-9]+/fp32.validation.json is missing\\)"
         ${cells} --root ${OUT}/empty --rejudge)
+string(REPLACE "," ";" program_list "${PROGRAMS}")
+list(GET program_list 0 first)
+file(WRITE ${OUT}/odd/${first}/fp32.validation.json "{\"loss\": 1, \"targets\": \"not a list\"}\n")
+refused("--rejudge: [^ ]*/odd/${first}/fp32.validation.json is not a run note this build writes"
+        ${cells} --root ${OUT}/odd --rejudge)
 refused("--rejudge judges recorded fp32 runs again against truths from a file: give --truth FILE"
         --programs ${PROGRAMS} --root ${OUT}/a --rejudge)
 message(STATUS "--rejudge gave the full runs' JSON, with and without ${RULES}")

@@ -334,35 +334,25 @@ lpsim::Status WriteRunNote(const Program& p, const Curve& c, const RunSettings& 
   return lpsim::WriteOutput(RunNotePath(p), j.dump() + "\n");
 }
 
-// The stored fp32 run of p under --root for --rejudge: its database read
-// back and its note's curve, refused (the message says why and what to do)
-// when it is missing or was probed otherwise than this run asks.
-std::string ReadStoredRun(const Program& p, const RunSettings& want, StoredRun* stored, Curve* curve,
-                          std::string* kernels) {
-  const std::string path = RunNotePath(p);
-  const std::string again = ": run `lpsim validate` once without --rejudge, with this --root and these options, "
-                            "to record the fp32 runs";
-  std::ifstream in(path);
-  if (!in) return "--rejudge: no recorded fp32 run of " + p.name + " (" + path + " is missing)" + again;
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("loss") || !j.contains("targets")) {
-    return "--rejudge: " + path + " is not a run note this build writes" + again;
-  }
+// ReadStoredRun's reading of a parsed note (its fields may throw
+// nlohmann::json::exception where their types differ from those written).
+std::string ReadNote(const Program& p, const nlohmann::json& j, const RunSettings& want, StoredRun* stored,
+                     Curve* curve, std::string* kernels, const std::string& again) {
   auto differs = [&](const char* what, const std::string& had, const std::string& asked) {
     return "--rejudge: the recorded fp32 run of " + p.name + " was probed with " + what + " " + had + ", this run asks " +
            asked + again;
   };
-  if (j.value("probe", true) != want.probe) {
+  if (j.at("probe").get<bool>() != want.probe) {
     return differs("probes", want.probe ? "off" : "on", want.probe ? "on" : "off (--no-probe)");
   }
   if (want.probe) {
     const std::pair<const char*, int> fields[] = {
         {"probe_every", want.probe_every}, {"rollout", want.rollout}, {"rollout_every", want.rollout_every}};
     for (const auto& [name, value] : fields) {
-      const int had = j.value(name, -1);
+      const int had = j.at(name).get<int>();
       if (had != value) return differs(name, std::to_string(had), std::to_string(value));
     }
-    const std::vector<std::string> had = j["targets"].get<std::vector<std::string>>();
+    const std::vector<std::string> had = j.at("targets").get<std::vector<std::string>>();
     for (const std::string& t : want.targets) {
       if (std::find(had.begin(), had.end(), t) == had.end()) {
         return "--rejudge: the recorded fp32 run of " + p.name + " has no probes of " + t + again;
@@ -374,7 +364,7 @@ std::string ReadStoredRun(const Program& p, const RunSettings& want, StoredRun* 
     for (const auto& x : a) v.push_back(x.is_number() ? x.get<double>() : NAN);
     return v;
   };
-  curve->loss = numbers(j["loss"]);
+  curve->loss = numbers(j.at("loss"));
   curve->accuracy = numbers(j.value("accuracy", nlohmann::json::array()));
   curve->nonfinite = j.value("nonfinite", false);
   *kernels = j.value("kernels", std::string());
@@ -382,6 +372,26 @@ std::string ReadStoredRun(const Program& p, const RunSettings& want, StoredRun* 
   if (!run.ok()) return "--rejudge: reading the recorded fp32 run of " + p.name + ": " + run.status().message() + again;
   *stored = std::move(run).value();
   return "";
+}
+
+// The stored fp32 run of p under --root for --rejudge: its database read
+// back and its note's curve, refused (the message says why and what to do)
+// when it is missing, unreadable, or was probed otherwise than this run asks.
+std::string ReadStoredRun(const Program& p, const RunSettings& want, StoredRun* stored, Curve* curve,
+                          std::string* kernels) {
+  const std::string path = RunNotePath(p);
+  const std::string again = ": run `lpsim validate` once without --rejudge, with this --root and these options, "
+                            "to record the fp32 runs";
+  std::ifstream in(path);
+  if (!in) return "--rejudge: no recorded fp32 run of " + p.name + " (" + path + " is missing)" + again;
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const std::string unreadable = "--rejudge: " + path + " is not a run note this build writes" + again;
+  if (j.is_discarded() || !j.is_object() || !j.contains("loss") || !j.contains("targets")) return unreadable;
+  try {
+    return ReadNote(p, j, want, stored, curve, kernels, again);
+  } catch (const nlohmann::json::exception&) {
+    return unreadable;  // a field of another type than this build writes
+  }
 }
 
 // Trains p; `target` null: fp32 with tracking (the run database in
