@@ -2,7 +2,8 @@
 # under its --root again without training, and gives the JSON a full --truth
 # run gives (all but its time and the `rejudged` line), with the default
 # rules and with a rules file (RULES) alike; runs probed otherwise, a root
-# with no runs and --rejudge without --truth are refused with what to do.
+# with no runs, a note of another shape and --rejudge without --truth are
+# refused with what to do.
 #   cmake -DEXE=lpsim_validation -DTRUTHS=truths.json -DRULES=rules.json -DOUT=dir -DPROGRAMS=a,b
 #         -DTARGETS=t1,t2 -P rejudge.cmake
 file(REMOVE_RECURSE ${OUT})

@@ -321,14 +321,12 @@ nlohmann::ordered_json NumArray(const std::vector<double>& v) {
 }
 
 lpsim::Status WriteRunNote(const Program& p, const Curve& c, const RunSettings& s) {
-  nlohmann::ordered_json j = {{"program", p.name},
-                              {"probe", s.probe},
+  nlohmann::ordered_json j = {{"probe", s.probe},
                               {"probe_every", s.probe_every},
                               {"rollout", s.rollout},
                               {"rollout_every", s.rollout_every},
                               {"targets", s.targets},
                               {"kernels", s.kernels},
-                              {"nonfinite", c.nonfinite},
                               {"loss", NumArray(c.loss)},
                               {"accuracy", NumArray(c.accuracy)}};
   return lpsim::WriteOutput(RunNotePath(p), j.dump() + "\n");
@@ -366,7 +364,7 @@ std::string ReadNote(const Program& p, const nlohmann::json& j, const RunSetting
   };
   curve->loss = numbers(j.at("loss"));
   curve->accuracy = numbers(j.value("accuracy", nlohmann::json::array()));
-  curve->nonfinite = j.value("nonfinite", false);
+  for (double l : curve->loss) curve->nonfinite |= !std::isfinite(l);  // as Train counts it
   *kernels = j.value("kernels", std::string());
   lpsim::StatusOr<StoredRun> run = ReadRun(g_root + "/" + p.name + "/fp32");
   if (!run.ok()) return "--rejudge: reading the recorded fp32 run of " + p.name + ": " + run.status().message() + again;
@@ -975,19 +973,18 @@ int Main(int argc, char** argv) {
   if (!root_lock.ok()) return Usage((root_lock.status().message() + " (--root DIR gives this run its own)").c_str());
   const auto start = std::chrono::steady_clock::now();
   std::vector<Cell> cells;
+  // How every fp32 run is probed: what its note records, and what
+  // --rejudge asks of a recorded run.
+  RunSettings settings{probe, g_probe_every, g_rollout, g_rollout_every, {}, kernels};
+  std::vector<std::string> probe_targets;  // the tracker is given each target's file
+  if (probe) {
+    for (const lpsim::Target& t : targets) settings.targets.push_back(t.name), probe_targets.push_back(t.origin);
+  }
   std::map<std::string, std::pair<double, double>> fp32_final;  // program -> (loss, accuracy)
   std::set<std::string> fp32_kernels;  // --rejudge: the kernels the recorded runs were trained with
   nlohmann::ordered_json fp32_runs = nlohmann::ordered_json::object();  // program -> loss and probes (--json)
   for (const auto& [p, group] : programs) {
-    std::vector<std::string> probe_targets;
-    if (probe) {
-      for (const lpsim::Target& t : targets) probe_targets.push_back(t.origin);
-    }
     StoredRun stored;
-    RunSettings settings{probe, g_probe_every, g_rollout, g_rollout_every, {}, kernels};
-    for (const lpsim::Target& t : targets) {
-      if (probe) settings.targets.push_back(t.name);
-    }
     std::vector<Curve> reference(1);
     if (rejudge) {
       std::string recorded_kernels;
@@ -995,7 +992,7 @@ int Main(int argc, char** argv) {
       if (!err.empty()) return Usage(err.c_str());
       fp32_kernels.insert(recorded_kernels.empty() ? "not recorded" : recorded_kernels);
     } else {
-      // The note goes first: a run stopped while it trains leaves none, so
+      // The old note goes first: a run stopped while it trains leaves none, so
       // --rejudge refuses its half-written database instead of reading it.
       std::remove(RunNotePath(p).c_str());
       reference[0] = Train(p, nullptr, &stored, probe_targets);
