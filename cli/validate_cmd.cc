@@ -13,6 +13,7 @@
 //   lpsim validate --rules rules.json    # predict with these lp_* settings (as `lpsim check --rules`)
 //   lpsim validate --truth t.json --rejudge --rules r.json   # judge the fp32 runs under --root again
 //   lpsim validate --sim-seeds 1         # one simulated run per target (default 3, by majority)
+//   lpsim validate --jobs 1              # judge each program's targets in one thread (default: the cores)
 //
 // The corpus is LibTorch code (examples/validation/validation.cc, built as
 // lpsim_validation next to lpsim); this command runs it, so the CLI itself
@@ -46,6 +47,7 @@ struct ValidateArgs {
   int rollout_every = 0;   // 0: lpsim_validation's default
   int fp32_seeds = 0;      // 0: lpsim_validation's default
   int sim_seeds = 0;       // 0: lpsim_validation's default
+  int jobs = 0;            // 0: lpsim_validation's default (the cores)
   std::string program;
 };
 
@@ -69,6 +71,7 @@ int Run(const ValidateArgs& a) {
   if (!a.rules.empty()) args.insert(args.end(), {"--rules", a.rules});
   if (a.no_probe) args.push_back("--no-probe");
   if (a.rejudge) args.push_back("--rejudge");
+  if (a.jobs > 0) args.insert(args.end(), {"--jobs", std::to_string(a.jobs)});
   if (a.probe_every > 0) args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every)});
   if (a.rollout >= 0) args.insert(args.end(), {"--rollout", std::to_string(a.rollout)});
   if (a.rollout_every > 0) args.insert(args.end(), {"--rollout-every", std::to_string(a.rollout_every)});
@@ -113,6 +116,10 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
                 "train nothing: judge again the fp32 runs an earlier run recorded under --root (with the same "
                 "probes; each run's note ROOT/PROGRAM/fp32.validation.json says how it was probed), with --truth "
                 "for the truths: a rule change (--rules) costs the checks alone; the table equals a full run's");
+  cmd->add_option("--jobs", args->jobs,
+                  "threads that judge each program's targets (default: the machine's cores); the predictions are "
+                  "those of one thread, in the same order (most of a --rejudge is this judging)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_flag("--no-probe", args->no_probe,
                  "predict from the records alone: no probes of each target's forward pass (lp_forward_loss)");
   cmd->add_option("--probe-every", args->probe_every, "steps between the fp32 run's probes (default 8)")

@@ -1,7 +1,8 @@
 # ctest validation.rejudge: --rejudge judges the fp32 runs a full run left
 # under its --root again without training, and gives the JSON a full --truth
 # run gives (all but its time and the `rejudged` line), with the default
-# rules and with a rules file (RULES) alike; runs probed otherwise, a root
+# rules and with a rules file (RULES) alike, its targets judged in one thread
+# or two (--jobs); runs probed otherwise, a root
 # with no runs, a note of another shape and --rejudge without --truth are
 # refused with what to do.
 #   cmake -DEXE=lpsim_validation -DTRUTHS=truths.json -DRULES=rules.json -DOUT=dir -DPROGRAMS=a,b
@@ -19,10 +20,14 @@ function(run name)  # run(NAME ARGS...): ${OUT}/NAME.json, the JSON without its 
   set(${name} "${out}" PARENT_SCOPE)
 endfunction()
 run(full --root ${OUT}/a)
-run(again --root ${OUT}/a --rejudge)
-if(NOT full STREQUAL again)
-  message(FATAL_ERROR "--rejudge differs from the full run that recorded the runs: ${OUT}/full.json, ${OUT}/again.json")
-endif()
+# The targets judged in one thread and in two (--jobs): the same cells.
+foreach(jobs 1 2)
+  run(again --root ${OUT}/a --rejudge --jobs ${jobs})
+  if(NOT full STREQUAL again)
+    message(FATAL_ERROR "--rejudge --jobs ${jobs} differs from the full run that recorded the runs: ${OUT}/full.json, "
+                        "${OUT}/again.json")
+  endif()
+endforeach()
 file(READ ${OUT}/again.json text)
 if(NOT text MATCHES "\"rejudged\": \"[^\"]*/a\"")
   message(FATAL_ERROR "--rejudge's JSON does not say it judged the runs under ${OUT}/a")
@@ -52,6 +57,7 @@ list(GET program_list 0 first)
 file(WRITE ${OUT}/odd/${first}/fp32.validation.json "{\"loss\": 1, \"targets\": \"not a list\"}\n")
 refused("--rejudge: [^ ]*/odd/${first}/fp32.validation.json is not a run note this build writes"
         ${cells} --root ${OUT}/odd --rejudge)
+refused("--jobs needs a number of threads >= 1" ${cells} --root ${OUT}/a --rejudge --jobs 0)
 refused("--rejudge judges recorded fp32 runs again against truths from a file: give --truth FILE"
         --programs ${PROGRAMS} --root ${OUT}/a --rejudge)
 message(STATUS "--rejudge gave the full runs' JSON, with and without ${RULES}")

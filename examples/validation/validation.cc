@@ -74,6 +74,7 @@
 //   lpsim_validation --no-probe             # the records' rules alone (no probes, no rollouts)
 //   lpsim_validation --rules my_rules.json  # predictions with these lp_* settings (lpsim check --rules)
 //   lpsim_validation --truth truths.json --rejudge --rules my_rules.json   # no training (below)
+//   lpsim_validation --jobs 1              # judge the targets in one thread (default: the cores)
 //   lpsim_validation --probe-every 4        # probes every 4 steps (default 8)
 //   lpsim_validation --rollout 0            # no rollouts (default 8 steps
 //   lpsim_validation --rollout-every 32     #   every 16)
@@ -182,12 +183,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -195,7 +198,9 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <ATen/Version.h>
@@ -638,6 +643,37 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
   return pr;
 }
 
+// Predict on each target, in up to `jobs` threads: the targets are judged
+// independently on one stored run that no judge changes, so the predictions
+// are those of one thread, in the targets' order.
+std::vector<Prediction> PredictAll(const StoredRun& run, const std::vector<lpsim::Target>& targets, int jobs) {
+  std::vector<Prediction> out(targets.size());
+  const size_t n = std::min<size_t>(std::max(jobs, 1), targets.size());
+  if (n <= 1) {
+    for (size_t i = 0; i < targets.size(); ++i) out[i] = Predict(run, targets[i]);
+    return out;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> failed(targets.size());
+  auto work = [&] {
+    for (size_t i = next++; i < targets.size(); i = next++) {
+      try {
+        out[i] = Predict(run, targets[i]);
+      } catch (...) {
+        failed[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t k = 1; k < n; ++k) pool.emplace_back(work);
+  work();
+  for (std::thread& th : pool) th.join();
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);  // the first target's error, as one thread reports it
+  }
+  return out;
+}
+
 // The corpus's groups, in the order of the table's columns, the JSON's
 // objects and --list: Programs() (corpus.h) split by position (even: tune,
 // odd: holdout), then one group per blind corpus file, its name and its
@@ -768,7 +804,7 @@ std::vector<std::string> Split(const std::string& s) {
 int Usage(const char* why) {
   std::fprintf(stderr,
                "lpsim validate: %s\nusage: lpsim validate [--list] [--groups] [--table] [--json] [--programs a,b] "
-               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [--save-truths FILE] [--rules FILE] [--rejudge] [--fp32-seeds N] [--sim-seeds N] [--no-probe] [--probe-every N] [--rollout K] [--rollout-every N] [PROGRAM]\n",
+               "[--targets t1,t2] [--root DIR] [--truth EARLIER.json[,MORE.json]] [--save-truths FILE] [--rules FILE] [--rejudge] [--jobs N] [--fp32-seeds N] [--sim-seeds N] [--no-probe] [--probe-every N] [--rollout K] [--rollout-every N] [PROGRAM]\n",
                why);
   return 2;
 }
@@ -789,6 +825,9 @@ int Main(int argc, char** argv) {
        rejudge = false;
   std::vector<std::string> want_programs, want_targets;
   std::string truth_file, rules_file, save_truths;
+  // Threads that judge a program's targets (the judging is most of a
+  // --rejudge; training stays on one thread).
+  int jobs = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* flag) -> std::string {
@@ -823,6 +862,10 @@ int Main(int argc, char** argv) {
       g_sim_seeds = std::atoi(v.c_str());
       if (g_sim_seeds < 1) return Usage("--sim-seeds needs a number of simulated runs per target >= 1");
       seeds_given = true;
+    } else if (a == "--jobs") {
+      const std::string v = value(a.c_str());
+      jobs = std::atoi(v.c_str());
+      if (jobs < 1) return Usage("--jobs needs a number of threads >= 1 that judge the targets (default: the cores)");
     } else if (a == "--rejudge") {
       rejudge = true;  // the fp32 runs an earlier run left under --root, judged again
     } else if (a == "--no-probe") {
@@ -1032,6 +1075,10 @@ int Main(int argc, char** argv) {
       if (!fp32.accuracy.empty()) std::printf(", accuracy %.2f", fp32.Final(fp32.accuracy));
       std::printf("\n");
     }
+    // The targets are judged on the one stored run, each on its own: in
+    // --jobs threads (the cells and their order as in one).
+    std::vector<Prediction> preds = PredictAll(stored, targets, jobs);
+    size_t ti = 0;
     for (const lpsim::Target& t : targets) {
       Truth truth;
       if (truths.empty()) {
@@ -1041,7 +1088,7 @@ int Main(int argc, char** argv) {
       } else {
         truth = truths.at({p.name, t.name});
       }
-      Cell c{p.name, t.name, group, Predict(stored, t), std::move(truth)};
+      Cell c{p.name, t.name, group, std::move(preds[ti++]), std::move(truth)};
       if (verbose) {
         std::printf("  %-20s predicted: %s  simulated: %s (loss %.4g)\n", t.name.c_str(),
                     c.pred.fires ? (c.pred.rule + "@" + std::to_string(c.pred.step) + " " + c.pred.tensor).c_str()
