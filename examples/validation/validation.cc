@@ -34,7 +34,8 @@
 // attention), a Res2Net, a Neural Turing Machine read head, an
 // interpretable N-BEATS, a Fastformer (additive attention), an SKNet
 // (selective-kernel convolutions), an RWKV-4, an ESPCN (sub-pixel
-// super-resolution); Adam, AdamW, SGD,
+// super-resolution), a ReZero transformer, a self-normalising (SELU)
+// network, a CBAM CNN, a lambda layer; Adam, AdamW, SGD,
 // RMSprop; warm-up and decay; dropout, weight decay, BatchNorm, LayerNorm;
 // planted breakers and programs that train fine):
 //   1. train once in fp32 with a Tracker (default options): the loss and
@@ -92,7 +93,7 @@
 // table a full --truth run gives, cell for cell. A run probed otherwise
 // (other targets, --probe-every, --rollout) is refused, not judged.
 //
-// The corpus is split in twenty-nine groups: Programs() (corpus.h) in two halves,
+// The corpus is split in thirty groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
 // (corpus_fresh.h), written after the rules' thresholds were set;
 // `fresh2`, Fresh2Programs() (corpus_fresh2.h), written after fresh, too,
@@ -164,8 +165,10 @@
 // and judged once, unseen, with the rules as they were (precision 1.00,
 // recall 0.92, median lead 3: 23 hits, no false alarm; missed: the healthy
 // Fastformer on fp16-npu-ftz, activation-gradient flushing, and the gap
-// screen on tenstorrent-bfp4, breaking at step 71).
-// All are seen data now:
+// screen on tenstorrent-bfp4, breaking at step 71); and `fresh28`,
+// Fresh28Programs() (corpus_fresh28.h, 8 programs), written blind to them
+// after fresh27 (its truths not merged; not judged yet).
+// All but fresh28 are seen data now:
 // each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
@@ -239,6 +242,7 @@
 #include "examples/validation/corpus_fresh25.h"
 #include "examples/validation/corpus_fresh26.h"
 #include "examples/validation/corpus_fresh27.h"
+#include "examples/validation/corpus_fresh28.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -692,7 +696,8 @@ constexpr GroupSource kGroupSources[] = {
     {"fresh17", Fresh17Programs}, {"fresh18", Fresh18Programs}, {"fresh19", Fresh19Programs},
     {"fresh20", Fresh20Programs}, {"fresh21", Fresh21Programs}, {"fresh22", Fresh22Programs},
     {"fresh23", Fresh23Programs}, {"fresh24", Fresh24Programs},
-    {"fresh25", Fresh25Programs}, {"fresh26", Fresh26Programs}, {"fresh27", Fresh27Programs}};
+    {"fresh25", Fresh25Programs}, {"fresh26", Fresh26Programs}, {"fresh27", Fresh27Programs},
+    {"fresh28", Fresh28Programs}};
 constexpr size_t kGroups = std::size(kGroupSources);
 using Group = size_t;  // an index into kGroupSources
 
