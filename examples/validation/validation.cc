@@ -396,11 +396,11 @@ std::string ReadStoredRun(const Program& p, const RunSettings& want, StoredRun* 
   if (!in) return "--rejudge: no recorded fp32 run of " + p.name + " (" + path + " is missing)" + again;
   nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   const std::string unreadable = "--rejudge: " + path + " is not a run note this build writes" + again;
-  if (j.is_discarded() || !j.is_object() || !j.contains("loss") || !j.contains("targets")) return unreadable;
+  if (j.is_discarded()) return unreadable;
   try {
     return ReadNote(p, j, want, stored, curve, kernels, again);
   } catch (const nlohmann::json::exception&) {
-    return unreadable;  // a field of another type than this build writes
+    return unreadable;  // not an object, or a field missing or of another type than this build writes
   }
 }
 
@@ -655,11 +655,6 @@ Prediction Predict(const StoredRun& run, const lpsim::Target& target) {
 // are those of one thread, in the targets' order.
 std::vector<Prediction> PredictAll(const StoredRun& run, const std::vector<lpsim::Target>& targets, int jobs) {
   std::vector<Prediction> out(targets.size());
-  const size_t n = std::min<size_t>(std::max(jobs, 1), targets.size());
-  if (n <= 1) {
-    for (size_t i = 0; i < targets.size(); ++i) out[i] = Predict(run, targets[i]);
-    return out;
-  }
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> failed(targets.size());
   auto work = [&] {
@@ -671,8 +666,8 @@ std::vector<Prediction> PredictAll(const StoredRun& run, const std::vector<lpsim
       }
     }
   };
-  std::vector<std::thread> pool;
-  for (size_t k = 1; k < n; ++k) pool.emplace_back(work);
+  std::vector<std::thread> pool;  // this thread is one of the `jobs`
+  for (int k = 1; k < jobs && static_cast<size_t>(k) < targets.size(); ++k) pool.emplace_back(work);
   work();
   for (std::thread& th : pool) th.join();
   for (const std::exception_ptr& e : failed) {
@@ -1086,8 +1081,8 @@ int Main(int argc, char** argv) {
     // The targets are judged on the one stored run, each on its own: in
     // --jobs threads (the cells and their order as in one).
     std::vector<Prediction> preds = PredictAll(stored, targets, jobs);
-    size_t ti = 0;
-    for (const lpsim::Target& t : targets) {
+    for (size_t ti = 0; ti < targets.size(); ++ti) {
+      const lpsim::Target& t = targets[ti];
       Truth truth;
       if (truths.empty()) {
         std::vector<Truth> runs;
@@ -1096,7 +1091,7 @@ int Main(int argc, char** argv) {
       } else {
         truth = truths.at({p.name, t.name});
       }
-      Cell c{p.name, t.name, group, std::move(preds[ti++]), std::move(truth)};
+      Cell c{p.name, t.name, group, std::move(preds[ti]), std::move(truth)};
       if (verbose) {
         std::printf("  %-20s predicted: %s  simulated: %s (loss %.4g)\n", t.name.c_str(),
                     c.pred.fires ? (c.pred.rule + "@" + std::to_string(c.pred.step) + " " + c.pred.tensor).c_str()
