@@ -71,7 +71,7 @@ struct LpUnderflowParams : LpRoles {
   // this share of its improvement (losses >= 0: cross-entropy, MSE), which
   // is lpsim validate's tolerance for "trains fine" on the linear scale.
   // On its log scale the gate is loose, yet on the validation corpus
-  // dropping it found 4 breaks for 10 false alarms (docs/checks.md).
+  // dropping it found 4 breaks for 10 false alarms (docs/validation.md).
   double converged_loss_share = 0.25;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
@@ -235,10 +235,10 @@ struct LpForwardLossParams {
   // The target's forward pass costs more than this share of what the
   // training has gained so far (the first diverging_loss window's mean loss
   // minus fp32's probe loss). lpsim validate calls a training broken past
-  // 0.25 of fp32's improvement (docs/checks.md); the probe reads the
+  // 0.25 of fp32's improvement (docs/validation.md); the probe reads the
   // target at fp32's weights, which a training on the target adapts away
   // from, so its cost overstates the final shortfall: 0.3 is the knee of
-  // the validation corpus's trade (docs/checks.md, "The forward probe's
+  // the validation corpus's trade (docs/validation.md, "The forward probe's
   // allowance").
   double max_gain_share = 0.3;
   // ... in this many consecutive probes (one probe's batch can be an
@@ -249,13 +249,13 @@ struct LpForwardLossParams {
   // 5 gave 828 / 102 / 88 (12 false alarms saved in nine groups, 7 hits
   // lost in five; median lead 4 both); written down with that criterion
   // before fresh22's predictions were looked at, and fresh22 then moved
-  // one false alarm away and lost no hit (docs/checks.md).
+  // one false alarm away and lost no hit (docs/validation.md).
   int probes = 5;
   // 1: the share is measured on the tighter of the linear and the log scale
   // (rules::AllowedLoss), as lpsim validate's truth measures a training's
   // shortfall: a loss that has fallen 1 -> 1e-4 allows the target 10x
   // fp32's probe loss at a share of 0.25 (16x at 0.3), not +0.25. 0: the
-  // linear scale alone. docs/checks.md has what each gives on the
+  // linear scale alone. docs/validation.md has what each gives on the
   // validation corpus.
   int log_scale = 1;
   template <typename Self, typename V>
@@ -277,7 +277,7 @@ struct LpRolloutParams {
   // ends broken is a quarter; over 8 steps on one batch a target that
   // trains fine can lag that much and catch up (at a quarter the 128
   // programs of the validation corpus gave 63 false alarms, at a half 32:
-  // docs/checks.md).
+  // docs/validation.md).
   double max_lag_share = 0.5;
   // The gain at stake must exceed this share of the start loss: before
   // anything is learnt (a warm-up's first steps, a small learning rate)
@@ -289,7 +289,7 @@ struct LpRolloutParams {
   // in the next, a target that breaks lags in most of them. On the
   // validation corpus, of a target's rollouts from its first lagging one
   // on, 30% lag where no simulated seed breaks, 84% where the training
-  // breaks (docs/checks.md). A non-finite rollout counts at once.
+  // breaks (docs/validation.md). A non-finite rollout counts at once.
   int rollouts = 2;
   // ... or one rollout that lags by more than this share of the stake
   // counts at once: the target keeps a fifth or less of what is at stake
@@ -301,7 +301,7 @@ struct LpRolloutParams {
   // through fresh23, replayed: 113 hits called earlier (78 had come after
   // their break), one false alarm and one hit more, median lead 2 -> 4;
   // written down with its criterion before fresh24 was judged, which it
-  // then held (4 hits earlier, no false alarm; docs/checks.md).
+  // then held (4 hits earlier, no false alarm; docs/validation.md).
   // At or below max_lag_share: every lagging rollout counts at once.
   double at_once_lag_share = 0.8;
   // ... but not where the target kept up in an earlier judged rollout and
@@ -314,7 +314,7 @@ struct LpRolloutParams {
   // persists. A break from the start (no rollout kept up) or one whose
   // forward pass already costs still counts at once. On the validation
   // corpus's 296 programs this spared 12 false alarms in seven groups and
-  // delayed 2 hits, with none lost (docs/checks.md). 0: every lag beyond
+  // delayed 2 hits, with none lost (docs/validation.md). 0: every lag beyond
   // at_once_lag_share counts at once.
   double at_once_start_share = 0.25;
   // 1: the lag is measured on the tighter of the linear and the log scale

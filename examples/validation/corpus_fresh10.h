@@ -21,7 +21,7 @@
 // planted tensor, is unchanged), and it was rerun in fp32 and on
 // bf16-accelerator alone. No other program was changed after the check.
 // It was then used once, to measure the rules as they were under the truth
-// of three simulated seeds (0.75 / 0.92, docs/checks.md), and is seen data
+// of three simulated seeds (0.75 / 0.92, docs/validation.md), and is seen data
 // now: write another group to judge the next change.
 //
 // Seven train fine in fp32 and, by design, on fp8 hardware, on architectures

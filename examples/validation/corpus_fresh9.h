@@ -13,8 +13,9 @@
 // in 150 steps of plain SGD; the Newton-Schulz fit from a loss of ~2 to
 // 1.32, Adam 3e-3 moving a Gaussian A slowly); no program was changed
 // after that check. It was then used once, to measure the rules as they
-// were under the truth against three fp32 seeds (0.46 / 0.76, docs/checks.md),
-// and is seen data now: write another group to judge the next change.
+// were under the truth against three fp32 seeds (0.46 / 0.76,
+// docs/validation.md), and is seen data now: write another group to judge
+// the next change.
 //
 // Seven train fine in fp32 and, by design, on fp8 hardware, on architectures
 // no earlier group's healthy programs use: a hypernetwork that generates a

@@ -260,7 +260,7 @@ namespace {
 // g_fp32_seeds - 1 more (kSeed + 1, ...). A shortfall that fp32 shows with
 // another seed is the training's run-to-run variation, not the hardware's:
 // the fp32 runs of seeds 12 and 13 "break" against seed 11's by the
-// single-run truth in 13 of the 176 programs (docs/checks.md).
+// single-run truth in 13 of the 176 programs (docs/validation.md).
 constexpr int kSeed = 11;
 int g_fp32_seeds = 3;  // --fp32-seeds (1: the tracked run alone)
 // The target's own spread: each target trains in simulate mode with the
@@ -268,7 +268,7 @@ int g_fp32_seeds = 3;  // --fp32-seeds (1: the tracked run alone)
 // training breaks on the target when most of them break. One simulated run
 // is one draw: a target that trains near the tolerance lands either side
 // of it with the seed's luck, and a rule that fires there is neither a
-// false alarm nor a hit (docs/checks.md).
+// false alarm nor a hit (docs/validation.md).
 int g_sim_seeds = 3;  // --sim-seeds (1: seed kSeed alone)
 
 std::string g_root = "/tmp/lpsim_validation";
@@ -480,7 +480,7 @@ using Truths = std::map<std::pair<std::string, std::string>, Truth>;
 // there is AVX-512, AVX2 ones else), and a matmul blocked another way sums
 // in another order: an fp32 or simulated run drifts a few ulps a step from
 // the same run on another machine, and a prediction or a truth that sits on
-// its threshold moves (docs/checks.md: 4 of the 2688 cells between an AVX2
+// its threshold moves (docs/validation.md: 4 of the 2688 cells between an AVX2
 // and an AVX-512 machine, all from OpenBLAS's choice). lpsim's own kernels
 // add the same terms in the same order on every target (docs/simd.md).
 // Pinned to their AVX2 kernels, every x86-64 machine with AVX2 and FMA
