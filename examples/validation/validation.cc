@@ -35,7 +35,8 @@
 // interpretable N-BEATS, a Fastformer (additive attention), an SKNet
 // (selective-kernel convolutions), an RWKV-4, an ESPCN (sub-pixel
 // super-resolution), a ReZero transformer, a self-normalising (SELU)
-// network, a CBAM CNN, a lambda layer; Adam, AdamW, SGD,
+// network, a CBAM CNN, a lambda layer, a HyperMixer, a FractalNet, an
+// sLSTM (xLSTM), Longformer-style sliding-window attention; Adam, AdamW, SGD,
 // RMSprop; warm-up and decay; dropout, weight decay, BatchNorm, LayerNorm;
 // planted breakers and programs that train fine):
 //   1. train once in fp32 with a Tracker (default options): the loss and
@@ -93,7 +94,7 @@
 // table a full --truth run gives, cell for cell. A run probed otherwise
 // (other targets, --probe-every, --rollout) is refused, not judged.
 //
-// The corpus is split in thirty groups: Programs() (corpus.h) in two halves,
+// The corpus is split in thirty-one groups: Programs() (corpus.h) in two halves,
 // `tune` (even positions) and `holdout` (odd); `fresh`, FreshPrograms()
 // (corpus_fresh.h), written after the rules' thresholds were set;
 // `fresh2`, Fresh2Programs() (corpus_fresh2.h), written after fresh, too,
@@ -170,8 +171,10 @@
 // after fresh27 and judged once, unseen, with the rules as they were
 // (precision 1.00, recall 0.96, median lead 33: 24 hits, no false alarm;
 // missed: the healthy CBAM CNN on fp16-npu-ftz, activation-gradient
-// flushing).
-// All are seen data now:
+// flushing); and `fresh29`, Fresh29Programs() (corpus_fresh29.h, 8
+// programs), written blind to them after fresh28 (its truths not merged;
+// not judged yet).
+// All but fresh29 are seen data now:
 // each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
@@ -246,6 +249,7 @@
 #include "examples/validation/corpus_fresh26.h"
 #include "examples/validation/corpus_fresh27.h"
 #include "examples/validation/corpus_fresh28.h"
+#include "examples/validation/corpus_fresh29.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -695,7 +699,7 @@ constexpr GroupSource kGroupSources[] = {
     {"fresh20", Fresh20Programs}, {"fresh21", Fresh21Programs}, {"fresh22", Fresh22Programs},
     {"fresh23", Fresh23Programs}, {"fresh24", Fresh24Programs},
     {"fresh25", Fresh25Programs}, {"fresh26", Fresh26Programs}, {"fresh27", Fresh27Programs},
-    {"fresh28", Fresh28Programs}};
+    {"fresh28", Fresh28Programs}, {"fresh29", Fresh29Programs}};
 constexpr size_t kGroups = std::size(kGroupSources);
 using Group = size_t;  // an index into kGroupSources
 
