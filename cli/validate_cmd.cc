@@ -14,6 +14,7 @@
 //   lpsim validate --truth t.json --rejudge --rules r.json   # judge the fp32 runs under --root again
 //   lpsim validate --sim-seeds 1         # one simulated run per target (default 3, by majority)
 //   lpsim validate --jobs 1              # judge each program's targets in one thread (default: the cores)
+//   lpsim validate --jobs 8              # train the programs in 8 processes (default: one)
 //
 // The corpus is LibTorch code (examples/validation/validation.cc, built as
 // lpsim_validation next to lpsim); this command runs it, so the CLI itself
@@ -117,8 +118,10 @@ void AddValidateCommand(CLI::App* app, Command* selected) {
                 "probes; each run's note ROOT/PROGRAM/fp32.validation.json says how it was probed), with --truth "
                 "for the truths: a rule change (--rules) costs the checks alone; the table equals a full run's");
   cmd->add_option("--jobs", args->jobs,
-                  "threads that judge each program's targets (default: the machine's cores); the predictions are "
-                  "those of one thread, in the same order (most of a --rejudge is this judging)")
+                  "when training (not --rejudge): processes that each train and judge a batch of the programs "
+                  "(default 1; each takes a core and LibTorch's memory); with --rejudge: threads that judge each "
+                  "program's targets (default: the machine's cores). The table and the JSON are those of one "
+                  "process and one thread, in the same order")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--no-probe", args->no_probe,
                  "predict from the records alone: no probes of each target's forward pass (lp_forward_loss)");

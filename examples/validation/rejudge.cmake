@@ -57,7 +57,7 @@ list(GET program_list 0 first)
 file(WRITE ${OUT}/odd/${first}/fp32.validation.json "{\"loss\": 1, \"targets\": \"not a list\"}\n")
 refused("--rejudge: [^ ]*/odd/${first}/fp32.validation.json is not a run note this build writes"
         ${cells} --root ${OUT}/odd --rejudge)
-refused("--jobs needs a number of threads >= 1" ${cells} --root ${OUT}/a --rejudge --jobs 0)
+refused("--jobs needs a number >= 1" ${cells} --root ${OUT}/a --rejudge --jobs 0)
 refused("--rejudge judges recorded fp32 runs again against truths from a file: give --truth FILE"
         --programs ${PROGRAMS} --root ${OUT}/a --rejudge)
 message(STATUS "--rejudge gave the full runs' JSON, with and without ${RULES}")

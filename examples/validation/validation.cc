@@ -77,6 +77,7 @@
 //   lpsim_validation --rules my_rules.json  # predictions with these lp_* settings (lpsim check --rules)
 //   lpsim_validation --truth truths.json --rejudge --rules my_rules.json   # no training (below)
 //   lpsim_validation --jobs 1              # judge the targets in one thread (default: the cores)
+//   lpsim_validation --truth truths.json --jobs 2   # train in 2 processes (default: one; same JSON)
 //   lpsim_validation --probe-every 4        # probes every 4 steps (default 8)
 //   lpsim_validation --rollout 0            # no rollouts (default 8 steps
 //   lpsim_validation --rollout-every 32     #   every 16)
@@ -203,6 +204,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -253,6 +255,7 @@
 #include "examples/validation/corpus_fresh27.h"
 #include "examples/validation/corpus_fresh28.h"
 #include "examples/validation/corpus_fresh29.h"
+#include "examples/validation/processes.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -537,6 +540,38 @@ std::string KernelsInUse() {
   return "LibTorch " + aten + ", " + (blas ? "OpenBLAS " + std::string(blas) : std::string("BLAS not OpenBLAS"));
 }
 
+// One run's truth, as TruthJson wrote it in a "runs" array (of --json or
+// --save-truths); "" or what is wrong.
+std::string ReadTruth(const nlohmann::json& r, Truth* out) {
+  if (!r.is_object() || !r.contains("program") || !r.contains("target") || !r.contains("broken") ||
+      !r["program"].is_string() || !r["target"].is_string() || !r["broken"].is_boolean()) {
+    return "a run without program, target and broken";
+  }
+  Truth t;
+  t.broken = r["broken"].get<bool>();
+  if (t.broken && r.contains("break_step") && r["break_step"].is_number_integer()) {
+    t.step = r["break_step"].get<int64_t>();
+  }
+  if (r.contains("why") && r["why"].is_string()) t.why = r["why"].get<std::string>();
+  t.final_loss = r.contains("final_loss") && r["final_loss"].is_number() ? r["final_loss"].get<double>() : NAN;
+  t.final_accuracy =
+      r.contains("final_accuracy") && r["final_accuracy"].is_number() ? r["final_accuracy"].get<double>() : NAN;
+  if (r.contains("seeds") && r["seeds"].is_array()) {
+    for (const nlohmann::json& k : r["seeds"]) {
+      if (!k.is_object() || !k.contains("broken") || !k["broken"].is_boolean()) return "a run's seeds without broken";
+      Truth one;
+      one.broken = k["broken"].get<bool>();
+      if (k.contains("break_step") && k["break_step"].is_number_integer()) one.step = k["break_step"].get<int64_t>();
+      one.final_loss = k.contains("final_loss") && k["final_loss"].is_number() ? k["final_loss"].get<double>() : NAN;
+      one.final_accuracy =
+          k.contains("final_accuracy") && k["final_accuracy"].is_number() ? k["final_accuracy"].get<double>() : NAN;
+      t.seeds.push_back(one);
+    }
+  }
+  *out = std::move(t);
+  return "";
+}
+
 // Reads the "runs" of an earlier --json output; an empty string on success,
 // else what is wrong with the file.
 // The number of fp32 seeds its truths were judged against goes to *seeds,
@@ -588,33 +623,9 @@ std::string LoadTruths(const std::string& path, Truths* out, int* seeds, int* si
     }
   }
   for (const nlohmann::json& r : j["runs"]) {
-    if (!r.is_object() || !r.contains("program") || !r.contains("target") || !r.contains("broken") ||
-        !r["program"].is_string() || !r["target"].is_string() || !r["broken"].is_boolean()) {
-      return path + ": a run without program, target and broken";
-    }
     Truth t;
-    t.broken = r["broken"].get<bool>();
-    if (t.broken && r.contains("break_step") && r["break_step"].is_number_integer()) {
-      t.step = r["break_step"].get<int64_t>();
-    }
-    if (r.contains("why") && r["why"].is_string()) t.why = r["why"].get<std::string>();
-    t.final_loss = r.contains("final_loss") && r["final_loss"].is_number() ? r["final_loss"].get<double>() : NAN;
-    t.final_accuracy =
-        r.contains("final_accuracy") && r["final_accuracy"].is_number() ? r["final_accuracy"].get<double>() : NAN;
-    if (r.contains("seeds") && r["seeds"].is_array()) {
-      for (const nlohmann::json& k : r["seeds"]) {
-        if (!k.is_object() || !k.contains("broken") || !k["broken"].is_boolean()) {
-          return path + ": a run's seeds without broken";
-        }
-        Truth one;
-        one.broken = k["broken"].get<bool>();
-        if (k.contains("break_step") && k["break_step"].is_number_integer()) one.step = k["break_step"].get<int64_t>();
-        one.final_loss = k.contains("final_loss") && k["final_loss"].is_number() ? k["final_loss"].get<double>() : NAN;
-        one.final_accuracy =
-            k.contains("final_accuracy") && k["final_accuracy"].is_number() ? k["final_accuracy"].get<double>() : NAN;
-        t.seeds.push_back(one);
-      }
-    }
+    const std::string err = ReadTruth(r, &t);
+    if (!err.empty()) return path + ": " + err;
     (*out)[{r["program"].get<std::string>(), r["target"].get<std::string>()}] = t;
   }
   return "";
@@ -811,6 +822,134 @@ std::vector<std::string> Split(const std::string& s) {
   return out;
 }
 
+// A prediction as the "runs" array of --json has it (the cells a --jobs
+// process sends back). Evidence written as null (not finite) reads as NaN,
+// which --json writes as null again.
+std::string ReadPrediction(const nlohmann::json& r, Prediction* out) {
+  try {
+    Prediction p;
+    p.fires = r.at("predicted").get<bool>();
+    if (p.fires) p.step = r.at("predicted_step").get<int64_t>();
+    p.rule = r.at("rule").get<std::string>();
+    p.tensor = r.at("tensor").get<std::string>();
+    p.message = r.at("message").get<std::string>();
+    for (const auto& [k, v] : r.at("evidence").items()) p.evidence[k] = v.is_number() ? v.get<double>() : NAN;
+    for (const auto& [k, v] : r.at("first_step_by_rule").items()) p.first_by_rule[k] = v.get<int64_t>();
+    *out = std::move(p);
+    return "";
+  } catch (const nlohmann::json::exception& e) {
+    return std::string("a run's prediction does not read: ") + e.what();
+  }
+}
+
+std::string Join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// --jobs N when training: the programs are cut into batches (program i
+// into batch i mod B, B = min(programs, 8 N): each batch mixes the
+// corpus's groups, so no batch is mostly one slow group, and a process
+// that ends early takes the next batch), each trained and judged by this
+// executable again, with `common` (the run's own flags) and --json, on a
+// root of its own (ROOT/.batches/K/runs), N processes at a time. Their
+// cells, fp32 runs and finals are gathered here in the order one process
+// makes them, and their run directories moved under ROOT, where --rejudge
+// reads them: the table and the JSON are one process's but for the time.
+// "" or what went wrong (a failed batch's folder is kept, with its log).
+std::string TrainInProcesses(const std::vector<std::pair<Program, Group>>& programs,
+                             const std::vector<lpsim::Target>& targets, const std::vector<std::string>& common,
+                             int jobs, std::vector<Cell>* cells, nlohmann::ordered_json* fp32_runs,
+                             std::map<std::string, std::pair<double, double>>* fp32_final) {
+  namespace fs = std::filesystem;
+  const fs::path batches = fs::path(g_root) / ".batches";
+  std::error_code ec;
+  fs::remove_all(batches, ec);  // a stopped run's (the root is locked: no run uses them)
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);  // this executable, as ps shows it
+  if (ec) return "cannot find this executable (/proc/self/exe): " + ec.message();
+  const size_t n = std::min(programs.size(), static_cast<size_t>(8) * static_cast<size_t>(jobs));
+  std::vector<std::vector<std::string>> names(n);
+  for (size_t i = 0; i < programs.size(); ++i) names[i % n].push_back(programs[i].first.name);
+  std::vector<Child> children;
+  for (size_t b = 0; b < n; ++b) {
+    const fs::path dir = batches / std::to_string(b);
+    fs::create_directories(dir, ec);
+    if (ec) return "cannot create " + dir.string() + ": " + ec.message();
+    Child c;
+    c.argv = {exe.string()};
+    c.argv.insert(c.argv.end(), common.begin(), common.end());
+    for (const std::string& a : {std::string("--root"), (dir / "runs").string(), std::string("--json"),
+                                 std::string("--jobs"), std::string("1"), std::string("--programs"),
+                                 Join(names[b], ",")}) {
+      c.argv.push_back(a);
+    }
+    c.out_file = (dir / "out.json").string();
+    c.log_file = (dir / "log.txt").string();
+    c.what = Join(names[b], ", ");
+    children.push_back(std::move(c));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  size_t trained = 0, finished = 0;
+  const lpsim::Status s = RunChildren(children, jobs, [&](size_t b) {
+    trained += names[b].size(), ++finished;
+    std::fprintf(stderr, "lpsim validate: %zu of %zu programs trained and judged (%zu of %zu batches, %d processes), "
+                 "%.0f s\n", trained, programs.size(), finished, n, jobs,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  });
+  if (!s.ok()) {
+    const std::string& m = s.message();
+    return m + (!m.empty() && m.back() == '\n' ? "" : " ") + "(the batches are kept under " + batches.string() + ")";
+  }
+
+  std::map<std::string, nlohmann::ordered_json> runs_of;  // program -> its fp32_runs entry
+  std::map<std::pair<std::string, std::string>, std::pair<Prediction, Truth>> cell_of;
+  for (size_t b = 0; b < n; ++b) {
+    const std::string out = children[b].out_file;
+    std::ifstream in(out);
+    const nlohmann::ordered_json j = nlohmann::ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("runs") || !j["runs"].is_array() ||
+        !j.contains("fp32_runs") || !j["fp32_runs"].is_object()) {
+      return out + " is not the JSON of a batch's run (see " + children[b].log_file + ")";
+    }
+    for (const auto& [name, run] : j["fp32_runs"].items()) runs_of[name] = run;
+    const nlohmann::json runs = j["runs"];  // as ReadTruth reads it (key order is the fp32 runs' concern alone)
+    for (const nlohmann::json& r : runs) {
+      std::pair<Prediction, Truth> c;
+      std::string err = ReadTruth(r, &c.second);
+      if (err.empty()) err = ReadPrediction(r, &c.first);
+      if (err.empty() && (!r.contains("fp32_final_loss") || !r.contains("fp32_final_accuracy"))) {
+        err = "a run without fp32's finals";
+      }
+      if (!err.empty()) return out + ": " + err;
+      const std::string program = r["program"].get<std::string>();
+      auto final_of = [&](const char* field) { return r[field].is_number() ? r[field].get<double>() : NAN; };
+      (*fp32_final)[program] = {final_of("fp32_final_loss"), final_of("fp32_final_accuracy")};
+      cell_of[{program, r["target"].get<std::string>()}] = std::move(c);
+    }
+  }
+  for (const auto& [p, group] : programs) {
+    if (!runs_of.count(p.name)) return "no batch sent back the fp32 run of " + p.name;
+    (*fp32_runs)[p.name] = runs_of[p.name];
+    for (const lpsim::Target& t : targets) {
+      auto it = cell_of.find({p.name, t.name});
+      if (it == cell_of.end()) return "no batch sent back " + p.name + " on " + t.name;
+      cells->push_back({p.name, t.name, group, std::move(it->second.first), std::move(it->second.second)});
+    }
+  }
+  // The run directories where one process leaves them.
+  for (size_t b = 0; b < n; ++b) {
+    for (const std::string& name : names[b]) {
+      const fs::path to = fs::path(g_root) / name;
+      fs::remove_all(to, ec);
+      if (!ec) fs::rename(batches / std::to_string(b) / "runs" / name, to, ec);
+      if (ec) return "moving the run of " + name + " to " + to.string() + ": " + ec.message();
+    }
+  }
+  fs::remove_all(batches, ec);
+  return "";
+}
+
 int Usage(const char* why) {
   std::fprintf(stderr,
                "lpsim validate: %s\nusage: lpsim validate [--list] [--groups] [--table] [--json] [--programs a,b] "
@@ -835,9 +974,11 @@ int Main(int argc, char** argv) {
        rejudge = false;
   std::vector<std::string> want_programs, want_targets;
   std::string truth_file, rules_file, save_truths;
-  // Threads that judge a program's targets (the judging is most of a
-  // --rejudge; training stays on one thread).
+  // With --rejudge, threads that judge a program's targets (the judging is
+  // most of a --rejudge); when training, processes that each train a batch
+  // of the programs (TrainInProcesses; each training is on one thread).
   int jobs = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  bool jobs_given = false;  // training in --jobs processes is asked for, never the default
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* flag) -> std::string {
@@ -875,7 +1016,11 @@ int Main(int argc, char** argv) {
     } else if (a == "--jobs") {
       const std::string v = value(a.c_str());
       jobs = std::atoi(v.c_str());
-      if (jobs < 1) return Usage("--jobs needs a number of threads >= 1 that judge the targets (default: the cores)");
+      if (jobs < 1) {
+        return Usage("--jobs needs a number >= 1: of processes that train (default 1), of threads that judge the "
+                     "targets (default: the cores)");
+      }
+      jobs_given = true;
     } else if (a == "--rejudge") {
       rejudge = true;  // the fp32 runs an earlier run left under --root, judged again
     } else if (a == "--no-probe") {
@@ -1036,7 +1181,31 @@ int Main(int argc, char** argv) {
   std::map<std::string, std::pair<double, double>> fp32_final;  // program -> (loss, accuracy)
   std::set<std::string> fp32_kernels;  // --rejudge: the kernels the recorded runs were trained with
   nlohmann::ordered_json fp32_runs = nlohmann::ordered_json::object();  // program -> loss and probes (--json)
-  for (const auto& [p, group] : programs) {
+  // --jobs N while training: batches of programs in processes of their own
+  // (TrainInProcesses), which give the cells and the fp32 runs this loop
+  // would; a single program, or one printed in full, trains here.
+  const bool in_processes = !rejudge && jobs_given && jobs > 1 && programs.size() > 1 && !verbose;
+  if (in_processes) {
+    std::vector<std::string> common = {"--probe-every", std::to_string(g_probe_every), "--rollout",
+                                       std::to_string(g_rollout), "--rollout-every", std::to_string(g_rollout_every)};
+    if (!probe) common.push_back("--no-probe");
+    if (seeds_given) {
+      for (const std::string& a : {std::string("--fp32-seeds"), std::to_string(g_fp32_seeds),
+                                   std::string("--sim-seeds"), std::to_string(g_sim_seeds)}) {
+        common.push_back(a);
+      }
+    }
+    if (!want_targets.empty()) common.push_back("--targets"), common.push_back(Join(want_targets, ","));
+    if (!truth_file.empty()) common.push_back("--truth"), common.push_back(truth_file);
+    if (!rules_file.empty()) common.push_back("--rules"), common.push_back(rules_file);
+    const std::string err = TrainInProcesses(programs, targets, common, jobs, &cells, &fp32_runs, &fp32_final);
+    if (!err.empty()) {
+      std::fprintf(stderr, "lpsim validate: %s\n", err.c_str());
+      return 1;
+    }
+  }
+  const std::vector<std::pair<Program, Group>> trained_elsewhere;  // in_processes: none to train here
+  for (const auto& [p, group] : in_processes ? trained_elsewhere : programs) {
     StoredRun stored;
     std::vector<Curve> reference(1);
     if (rejudge) {
