@@ -218,6 +218,7 @@
 #include <vector>
 
 #include <ATen/Version.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "checks/checker.h"
@@ -842,12 +843,6 @@ std::string ReadPrediction(const nlohmann::json& r, Prediction* out) {
   }
 }
 
-std::string Join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 // --jobs N when training: the programs are cut into batches (program i
 // into batch i mod B, B = min(programs, 8 N): each batch mixes the
 // corpus's groups, so no batch is mostly one slow group, and a process
@@ -881,12 +876,12 @@ std::string TrainInProcesses(const std::vector<std::pair<Program, Group>>& progr
     c.argv.insert(c.argv.end(), common.begin(), common.end());
     for (const std::string& a : {std::string("--root"), (dir / "runs").string(), std::string("--json"),
                                  std::string("--jobs"), std::string("1"), std::string("--programs"),
-                                 Join(names[b], ",")}) {
+                                 fmt::format("{}", fmt::join(names[b], ","))}) {
       c.argv.push_back(a);
     }
     c.out_file = (dir / "out.json").string();
     c.log_file = (dir / "log.txt").string();
-    c.what = Join(names[b], ", ");
+    c.what = fmt::format("{}", fmt::join(names[b], ", "));
     children.push_back(std::move(c));
   }
   const auto start = std::chrono::steady_clock::now();
@@ -1195,7 +1190,7 @@ int Main(int argc, char** argv) {
         common.push_back(a);
       }
     }
-    if (!want_targets.empty()) common.push_back("--targets"), common.push_back(Join(want_targets, ","));
+    if (!want_targets.empty()) common.push_back("--targets"), common.push_back(fmt::format("{}", fmt::join(want_targets, ",")));
     if (!truth_file.empty()) common.push_back("--truth"), common.push_back(truth_file);
     if (!rules_file.empty()) common.push_back("--rules"), common.push_back(rules_file);
     const std::string err = TrainInProcesses(programs, targets, common, jobs, &cells, &fp32_runs, &fp32_final);
