@@ -4,7 +4,7 @@
 # rules and with a rules file (RULES) alike, its targets judged in one thread
 # or two (--jobs); runs probed otherwise, a root
 # with no runs, a note of another shape and --rejudge without --truth are
-# refused with what to do.
+# refused with what to do; by_rule's first calls add up to the table.
 #   cmake -DEXE=lpsim_validation -DTRUTHS=truths.json -DRULES=rules.json -DOUT=dir -DPROGRAMS=a,b
 #         -DTARGETS=t1,t2 -P rejudge.cmake
 file(REMOVE_RECURSE ${OUT})
@@ -20,6 +20,25 @@ function(run name)  # run(NAME ARGS...): ${OUT}/NAME.json, the JSON without its 
   set(${name} "${out}" PARENT_SCOPE)
 endfunction()
 run(full --root ${OUT}/a)
+# by_rule: each predicted cell once, under the rule that fired first, so the
+# first calls add up to the table's hits and false alarms.
+string(JSON rules LENGTH "${full}" by_rule)
+if(rules EQUAL 0)
+  message(FATAL_ERROR "no rule in by_rule: ${OUT}/full.json")
+endif()
+foreach(kind tp fp)
+  string(JSON want GET "${full}" overall all ${kind})
+  set(sum 0)
+  math(EXPR last "${rules} - 1")
+  foreach(i RANGE ${last})
+    string(JSON rule MEMBER "${full}" by_rule ${i})
+    string(JSON n GET "${full}" by_rule ${rule} first ${kind})
+    math(EXPR sum "${sum} + ${n}")
+  endforeach()
+  if(NOT sum EQUAL want)
+    message(FATAL_ERROR "by_rule's first calls give ${kind} ${sum}, the table ${want}: ${OUT}/full.json")
+  endif()
+endforeach()
 # The targets judged in one thread and in two (--jobs): the same cells.
 foreach(jobs 1 2)
   run(again --root ${OUT}/a --rejudge --jobs ${jobs})

@@ -257,6 +257,7 @@
 #include "examples/validation/corpus_fresh28.h"
 #include "examples/validation/corpus_fresh29.h"
 #include "examples/validation/processes.h"
+#include "examples/validation/tally.h"
 #include "examples/validation/truth.h"
 #include "report/stored_check.h"
 #include "store/run_db.h"
@@ -632,17 +633,6 @@ std::string LoadTruths(const std::string& path, Truths* out, int* seeds, int* si
   return "";
 }
 
-struct Prediction {
-  bool fires = false;
-  int64_t step = -1;
-  std::string rule, tensor;
-  std::string message;                     // the finding's text (format, recipe, role)
-  std::map<std::string, double> evidence;  // and its numbers
-  // The first step of each rule that fired (warnings and errors), to tell
-  // what each rule contributes.
-  std::map<std::string, int64_t> first_by_rule;
-};
-
 // The lp_* rules on the stored fp32 run judged on the target: its records
 // in the target's formats, its loss, and its probes and rollouts of this
 // target (lp_forward_loss, lp_rollout). The same function as `lpsim check
@@ -716,7 +706,6 @@ constexpr GroupSource kGroupSources[] = {
     {"fresh25", Fresh25Programs}, {"fresh26", Fresh26Programs}, {"fresh27", Fresh27Programs},
     {"fresh28", Fresh28Programs}, {"fresh29", Fresh29Programs}};
 constexpr size_t kGroups = std::size(kGroupSources);
-using Group = size_t;  // an index into kGroupSources
 
 const char* GroupName(Group g) { return kGroupSources[g].name; }
 
@@ -730,45 +719,6 @@ std::vector<std::pair<Program, Group>> Corpus() {
   }
   return out;
 }
-
-struct Cell {
-  std::string program, target;
-  Group group = 0;
-  Prediction pred;
-  Truth truth;
-};
-
-struct Tally {
-  int tp = 0, fp = 0, fn = 0, tn = 0;
-  std::vector<double> leads;
-  // Pooled over targets: a program's cells are one cluster and the
-  // intervals are ClusterBootstrapIntervals'; else (one target) each cell
-  // is a program of its own and they are Clopper-Pearson's.
-  bool pooled = false;
-  std::map<std::string, ClusterCounts> by_program;
-  void Add(const Cell& c) {
-    ClusterCounts& p = by_program[c.program];
-    if (c.pred.fires && c.truth.broken) ++tp, ++p.tp, leads.push_back(double(c.truth.step - c.pred.step));
-    if (c.pred.fires && !c.truth.broken) ++fp, ++p.fp;
-    if (!c.pred.fires && c.truth.broken) ++fn, ++p.fn;
-    if (!c.pred.fires && !c.truth.broken) ++tn;
-  }
-  double Precision() const { return tp + fp ? double(tp) / (tp + fp) : NAN; }
-  double Recall() const { return tp + fn ? double(tp) / (tp + fn) : NAN; }
-  PrecisionRecallIntervals Intervals() const {
-    if (!pooled) return {ProportionInterval(tp, tp + fp), ProportionInterval(tp, tp + fn)};
-    std::vector<ClusterCounts> clusters;
-    for (const auto& [program, c] : by_program) clusters.push_back(c);
-    return ClusterBootstrapIntervals(clusters);
-  }
-  double MedianLead() const {
-    if (leads.empty()) return NAN;
-    std::vector<double> l = leads;
-    std::sort(l.begin(), l.end());
-    const size_t m = l.size() / 2;
-    return l.size() % 2 ? l[m] : 0.5 * (l[m - 1] + l[m]);
-  }
-};
 
 std::string Num(double v, const char* fmt = "%.2f") {
   if (!std::isfinite(v)) return "-";
@@ -1329,6 +1279,10 @@ int Main(int argc, char** argv) {
     t[0].Add(c), t[g].Add(c);
     overall[0].Add(c), overall[g].Add(c);
   }
+  // The cells per target and all of them, for the rules' tallies.
+  std::vector<const Cell*> all_cells;
+  std::map<std::string, std::vector<const Cell*>> target_cells;
+  for (const Cell& c : cells) all_cells.push_back(&c), target_cells[c.target].push_back(&c);
   if (json) {
     nlohmann::ordered_json j;
     j["tolerance"] = tolerance;
@@ -1361,12 +1315,29 @@ int Main(int argc, char** argv) {
       for (size_t g = 0; g < kGroups; ++g) o[kGroupSources[g].name] = tj(t[1 + g]);
       return o;
     };
+    auto by_rule = [](const std::vector<std::pair<std::string, RuleTally>>& rules) {
+      nlohmann::ordered_json o = nlohmann::ordered_json::object();
+      for (const auto& [name, r] : rules) {
+        const PrecisionRecallIntervals ci = r.first.Intervals();
+        o[name] = {{"first",
+                    {{"tp", r.first.tp},
+                     {"fp", r.first.fp},
+                     {"precision", JsonNum(r.first.Precision())},
+                     {"precision_ci95", IntervalJson(ci.precision)},
+                     {"median_lead_steps", JsonNum(r.first.MedianLead())}}},
+                   {"fired", {{"tp", r.fired_tp}, {"fp", r.fired_fp}}},
+                   {"alone", {{"tp", r.alone_tp}, {"fp", r.alone_fp}}}};
+      }
+      return o;
+    };
     for (const auto& [name, t] : tally) {
       nlohmann::ordered_json row = {{"target", name}};
       row.update(groups(t));
+      row["by_rule"] = by_rule(ByRule(target_cells[name], /*pooled=*/false));
       j["targets"].push_back(row);
     }
     j["overall"] = groups(overall);
+    j["by_rule"] = by_rule(ByRule(all_cells, /*pooled=*/true));
     for (const Cell& c : cells) {
       const bool classifier = std::isfinite(fp32_final[c.program].second);
       nlohmann::ordered_json run = {{"program", c.program},
@@ -1420,6 +1391,16 @@ int Main(int argc, char** argv) {
   };
   for (const auto& [name, t] : tally) row(name, t);
   row("**all targets**", overall);
+  std::printf("\nBy rule, all targets: each predicted cell under the rule that fired first (its hits, false "
+              "alarms, precision with its 95%% interval, median lead); \"fired\": the cells where the rule fired at "
+              "any step; \"alone\": those where no other rule fired.\n\n");
+  std::printf("| rule | first: hits | first: false alarms | first: precision (95%%) | first: median lead (steps) | "
+              "fired: hits / false alarms | alone: hits / false alarms |\n|---|---|---|---|---|---|---|\n");
+  for (const auto& [name, r] : ByRule(all_cells, /*pooled=*/true)) {
+    std::printf("| %s | %d | %d | %s | %s | %d / %d | %d / %d |\n", name.c_str(), r.first.tp, r.first.fp,
+                WithInterval(r.first.Precision(), r.first.Intervals().precision).c_str(),
+                Num(r.first.MedianLead(), "%g").c_str(), r.fired_tp, r.fired_fp, r.alone_tp, r.alone_fp);
+  }
   std::printf("\nMisses and false alarms (program @ target: prediction / truth):\n");
   for (const Cell& c : cells) {
     if (c.pred.fires == c.truth.broken) continue;
