@@ -3,7 +3,8 @@
 # and the saved truths one process gives (all but its time), simulating
 # the truths or reading them (--truth); the run directories end under
 # --root as one process leaves them (--rejudge reads them there), with no
-# batch folder left behind.
+# batch folder left behind; every other flag (--rules, the probes' and
+# rollouts' settings) reaches the children.
 #   cmake -DEXE=lpsim_validation -DOUT=dir -DPROGRAMS=a,b,c -DTARGETS=t1,t2 -P jobs.cmake
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
@@ -53,5 +54,27 @@ file(READ ${OUT}/t1.json t1)
 file(READ ${OUT}/t2.json t2)
 if(NOT t1 STREQUAL t2)
   message(FATAL_ERROR "--jobs 3 saved other truths than one process: ${OUT}/t1.json, ${OUT}/t2.json")
+endif()
+# Every flag but this process's own reaches the children as given: the
+# rules (lp_rollout off: no cell's first call is its), the probes and the
+# rollouts (each child's run notes record them).
+file(WRITE ${OUT}/no_rollout_rule.json "{\"lp_rollout\": {\"enabled\": false}}\n")
+set(flags --json --truth ${OUT}/one.out --rules ${OUT}/no_rollout_rule.json --probe-every 16 --rollout 4
+          --rollout-every 32)
+run(flags_one ${flags} --root ${OUT}/f1)
+run(flags_two ${flags} --root ${OUT}/f2 --jobs 2)
+if(NOT flags_one STREQUAL flags_two)
+  message(FATAL_ERROR "--jobs 2 with --rules and the probes' flags differs from one process: ${OUT}/flags_one.out, "
+                      "${OUT}/flags_two.out")
+endif()
+foreach(p IN LISTS program_list)
+  file(READ ${OUT}/f2/${p}/fp32.validation.json note)
+  if(NOT note MATCHES "\"probe_every\": ?16[,}]" OR NOT note MATCHES "\"rollout\": ?4[,}]"
+     OR NOT note MATCHES "\"rollout_every\": ?32[,}]")
+    message(FATAL_ERROR "a --jobs 2 child did not probe as asked: ${OUT}/f2/${p}/fp32.validation.json")
+  endif()
+endforeach()
+if(NOT one MATCHES "\"rule\": \"lp_rollout\"" OR flags_two MATCHES "\"rule\": \"lp_rollout\"")
+  message(FATAL_ERROR "--jobs 2's children did not judge with --rules (lp_rollout off): ${OUT}/flags_two.out")
 endif()
 message(STATUS "--jobs gave one process's JSON, table and truths")

@@ -797,7 +797,7 @@ std::string ReadPrediction(const nlohmann::json& r, Prediction* out) {
 // into batch i mod B, B = min(programs, 8 N): each batch mixes the
 // corpus's groups, so no batch is mostly one slow group, and a process
 // that ends early takes the next batch), each trained and judged by this
-// executable again, with `common` (the run's own flags) and --json, on a
+// executable again, with `common` (the run's own flags, as given) and --json, on a
 // root of its own (ROOT/.batches/K/runs), N processes at a time. Their
 // cells, fp32 runs and finals are gathered here in the order one process
 // makes them, and their run directories moved under ROOT, where --rejudge
@@ -924,8 +924,19 @@ int Main(int argc, char** argv) {
   // of the programs (TrainInProcesses; each training is on one thread).
   int jobs = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   bool jobs_given = false;  // training in --jobs processes is asked for, never the default
+  // The flags a --jobs child gets as given (TrainInProcesses): every flag
+  // but those of this process alone, so that a flag added later changes the
+  // children's training and judging as it changes this process's.
+  const std::set<std::string> parent_only = {"--json",     "--list", "--groups",      "--table",
+                                             "--programs", "--root", "--save-truths", "--jobs"};
+  std::vector<std::string> forwarded;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    const int flag_at = i;
+    auto forward = [&] {
+      if (a.empty() || a[0] != '-' || parent_only.count(a)) return;
+      for (int k = flag_at; k <= i; ++k) forwarded.push_back(argv[k]);
+    };
     auto value = [&](const char* flag) -> std::string {
       if (i + 1 >= argc) return "";
       (void)flag;
@@ -990,6 +1001,7 @@ int Main(int argc, char** argv) {
     } else {
       return Usage(("unknown option '" + a + "'").c_str());
     }
+    forward();
   }
   if (!truth_file.empty() && seeds_given) {
     return Usage("--fp32-seeds and --sim-seeds set how truths are simulated; with --truth they are read (and keep "
@@ -1131,19 +1143,7 @@ int Main(int argc, char** argv) {
   // would; a single program, or one printed in full, trains here.
   const bool in_processes = !rejudge && jobs_given && jobs > 1 && programs.size() > 1 && !verbose;
   if (in_processes) {
-    std::vector<std::string> common = {"--probe-every", std::to_string(g_probe_every), "--rollout",
-                                       std::to_string(g_rollout), "--rollout-every", std::to_string(g_rollout_every)};
-    if (!probe) common.push_back("--no-probe");
-    if (seeds_given) {
-      for (const std::string& a : {std::string("--fp32-seeds"), std::to_string(g_fp32_seeds),
-                                   std::string("--sim-seeds"), std::to_string(g_sim_seeds)}) {
-        common.push_back(a);
-      }
-    }
-    if (!want_targets.empty()) common.push_back("--targets"), common.push_back(fmt::format("{}", fmt::join(want_targets, ",")));
-    if (!truth_file.empty()) common.push_back("--truth"), common.push_back(truth_file);
-    if (!rules_file.empty()) common.push_back("--rules"), common.push_back(rules_file);
-    const std::string err = TrainInProcesses(programs, targets, common, jobs, &cells, &fp32_runs, &fp32_final);
+    const std::string err = TrainInProcesses(programs, targets, forwarded, jobs, &cells, &fp32_runs, &fp32_final);
     if (!err.empty()) {
       std::fprintf(stderr, "lpsim validate: %s\n", err.c_str());
       return 1;
