@@ -543,30 +543,32 @@ std::string KernelsInUse() {
 }
 
 // One run's truth, as TruthJson wrote it in a "runs" array (of --json or
-// --save-truths); "" or what is wrong.
+// --save-truths); "" or what is wrong. A run and each of its seeds share
+// the verdict and the finals, read by one function as TruthJson writes them.
 std::string ReadTruth(const nlohmann::json& r, Truth* out) {
-  if (!r.is_object() || !r.contains("program") || !r.contains("target") || !r.contains("broken") ||
-      !r["program"].is_string() || !r["target"].is_string() || !r["broken"].is_boolean()) {
+  auto outcome = [](const nlohmann::json& k, Truth* t) {
+    if (!k.is_object() || !k.contains("broken") || !k["broken"].is_boolean()) return false;
+    t->broken = k["broken"].get<bool>();
+    if (t->broken && k.contains("break_step") && k["break_step"].is_number_integer()) {
+      t->step = k["break_step"].get<int64_t>();
+    }
+    auto number = [&](const char* field) {
+      return k.contains(field) && k[field].is_number() ? k[field].get<double>() : NAN;
+    };
+    t->final_loss = number("final_loss");
+    t->final_accuracy = number("final_accuracy");
+    return true;
+  };
+  Truth t;
+  if (!r.is_object() || !r.contains("program") || !r.contains("target") || !r["program"].is_string() ||
+      !r["target"].is_string() || !outcome(r, &t)) {
     return "a run without program, target and broken";
   }
-  Truth t;
-  t.broken = r["broken"].get<bool>();
-  if (t.broken && r.contains("break_step") && r["break_step"].is_number_integer()) {
-    t.step = r["break_step"].get<int64_t>();
-  }
   if (r.contains("why") && r["why"].is_string()) t.why = r["why"].get<std::string>();
-  t.final_loss = r.contains("final_loss") && r["final_loss"].is_number() ? r["final_loss"].get<double>() : NAN;
-  t.final_accuracy =
-      r.contains("final_accuracy") && r["final_accuracy"].is_number() ? r["final_accuracy"].get<double>() : NAN;
   if (r.contains("seeds") && r["seeds"].is_array()) {
     for (const nlohmann::json& k : r["seeds"]) {
-      if (!k.is_object() || !k.contains("broken") || !k["broken"].is_boolean()) return "a run's seeds without broken";
       Truth one;
-      one.broken = k["broken"].get<bool>();
-      if (k.contains("break_step") && k["break_step"].is_number_integer()) one.step = k["break_step"].get<int64_t>();
-      one.final_loss = k.contains("final_loss") && k["final_loss"].is_number() ? k["final_loss"].get<double>() : NAN;
-      one.final_accuracy =
-          k.contains("final_accuracy") && k["final_accuracy"].is_number() ? k["final_accuracy"].get<double>() : NAN;
+      if (!outcome(k, &one)) return "a run's seeds without broken";
       t.seeds.push_back(one);
     }
   }
