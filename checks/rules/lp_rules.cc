@@ -21,7 +21,9 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "their reference rms (a parameter's: its module's output gradient where recorded; else "
                   "the step's largest gradient) are fp32 rounding residue and not judged; nor is a "
                   "step once the loss has converged (its last 5 steps' mean <= converged_loss_share of "
-                  "its first diverging_loss window's): predicted vanishing gradients on that hardware",
+                  "its first diverging_loss window's); or one activation gradient flushes so (before "
+                  "convergence) and, at that step or later, the target's rollout ends above fp32's by more "
+                  "than rollout_lag_share of lp_rollout's stake: predicted vanishing gradients on that hardware",
                   "lpsim (TE LogFp8TensorStats underflows% has no threshold)", W));
   out->push_back(CatalogEntry("lp_overflow", "low_precision",
                   "share of a tensor's values that overflow a format (after its recipe), pooled over the "
@@ -259,6 +261,28 @@ void LowPrecisionRules::EndStep() {
   }
   // Keys stay (judged false next step when nothing flushes); counts restart.
   for (auto& [key, u] : underflow_) u = Underflow{};
+  // One activation gradient flushing, confirmed by this step's rollouts.
+  if (first_flush_.step < 0 && step_flush_.step >= 0 && !converged) first_flush_ = step_flush_;
+  step_flush_ = Flush{};
+  if (p.rollout_lag_share > 0) {
+    for (const auto& [target, r] : rollout_lag_) {
+      const Flush& f = first_flush_;
+      sink_->Judge("lp_underflow", "rollout|" + target, f.step >= 0 && r.lags, f.tensor,
+                   "on " + target + " " + f.where + " loses over half its energy to flushing (" +
+                       Fmt(100 * f.share) + "% of its nonzero values flush, " + Fmt(f.snr) +
+                       " dB SNR left; first at step " + std::to_string(f.step) + ") and a few training steps " +
+                       "there from this step's weights reach loss " + Fmt(r.loss) + " where fp32 reaches " +
+                       Fmt(r.fp32) + ": above " + Fmt(r.allowed) + ", the most that lags by no more than " +
+                       Fmt(100 * p.rollout_lag_share) + "% of the " + Fmt(r.stake) + " at stake" +
+                       ScaleClause(p_.lp_rollout.log_scale) +
+                       ". The parameters before that gradient learn less on that hardware; use loss scaling, "
+                       "keep subnormals, or keep activation gradients in a format with more exponent range.",
+                   {{"underflow_share", f.share}, {"snr_db", f.snr}, {"flush_step", static_cast<double>(f.step)},
+                    {"rollout_loss", r.loss}, {"fp32_rollout_loss", r.fp32}, {"allowed_loss", r.allowed},
+                    {"rollout_lag_share", p.rollout_lag_share}});
+    }
+  }
+  rollout_lag_.clear();
 }
 
 void LowPrecisionRules::ForwardLoss(const std::vector<ScalarRecord>& scalars) {
@@ -370,6 +394,10 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
       continue;  // nothing learnt yet: nothing to lose
     }
     const double share = judged ? lag / stake : NAN;
+    // For lp_underflow's rollout check, judged at the step's end.
+    const double underflow_allowed = allowance(p_.lp_underflow.rollout_lag_share);
+    rollout_lag_[target] = {s.value, fp32, underflow_allowed, stake,
+                            !std::isfinite(s.value) || s.value > underflow_allowed};
     sink_->Judge("lp_rollout", "rollout|" + target, streak >= p.rollouts, s.name,
                  "on " + target + " a few training steps from this step's weights and optimizer state, on "
                      "this step's batch, reach loss " + Fmt(s.value) + " where fp32 reaches " + Fmt(fp32) +
@@ -440,6 +468,7 @@ void LowPrecisionRules::Judge(const TensorRecord& r, const FormatRecord& f) {
           u.tensor = r.name, u.where = where;
           u.share = share, u.snr = snr, u.rms_share = rms_share;
         }
+        if (r.role == Role::kActivationGrad && step_flush_.step < 0) step_flush_ = {r.step, r.name, where, share, snr};
       }
     }
   }

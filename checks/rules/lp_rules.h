@@ -73,6 +73,16 @@ struct LpUnderflowParams : LpRoles {
   // On its log scale the gate is loose, yet on the validation corpus
   // dropping it found 4 breaks for 10 false alarms (docs/validation.md).
   double converged_loss_share = 0.25;
+  // ... or one activation gradient flushes so (before convergence, at this
+  // step or earlier) and the target's rollout (lp_rollout's, judged on its
+  // stake and scale) ends above fp32's by more than this share of the
+  // stake: the flushing is the mechanism and the rollout shows it costs
+  // learning. A flushed activation gradient starves the parameters before
+  // it only where they have no other path to the loss, which the records
+  // do not show and a rollout on the target does. A quarter: lpsim
+  // validate's tolerance for a training that ends broken (lp_rollout alone
+  // asks for half in two rollouts in a row). 0 switches it off.
+  double rollout_lag_share = 0.25;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_share", p.max_share, 0, 1);
@@ -80,6 +90,7 @@ struct LpUnderflowParams : LpRoles {
     v("min_rms_share", p.min_rms_share, 0, 1);
     v("min_tensor_share", p.min_tensor_share, 0, 1);
     v("converged_loss_share", p.converged_loss_share, 0, 1);
+    v("rollout_lag_share", p.rollout_lag_share, 0, 1);
     VisitRoles(p, v);
   }
 };
@@ -401,6 +412,22 @@ class LowPrecisionRules {
     double share = 0, snr = 0, rms_share = 0;
   };
   std::map<std::pair<std::string, std::string>, Underflow> underflow_;  // per (format, recipe)
+  // lp_underflow's rollout check: the first activation gradient that
+  // flushed (this step's, kept once the step is judged unconverged), and
+  // per target this step's rollout, when it was judged: the losses it and
+  // fp32's reached, the most within rollout_lag_share of the stake, and
+  // whether it lags by more.
+  struct Flush {
+    int64_t step = -1;
+    std::string tensor, where;
+    double share = 0, snr = 0;
+  };
+  Flush step_flush_, first_flush_;
+  struct RolloutLag {
+    double loss = 0, fp32 = 0, allowed = 0, stake = 0;
+    bool lags = false;
+  };
+  std::map<std::string, RolloutLag> rollout_lag_;
   // What the rules need to know of a record's recipe (parsed as a Scaling).
   struct Recipe {
     bool none = false;        // no scaling: a fixed headroom

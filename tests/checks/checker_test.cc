@@ -939,6 +939,62 @@ TEST(Checker, LowPrecisionUnderflowIsNotJudgedAfterConvergence) {
   EXPECT_EQ(rules, std::vector<std::string>{"lp_underflow"});
 }
 
+// One activation gradient that flushes is not a finding by itself (a
+// layer whose parameters reach the loss by another path trains on); with a
+// rollout on the target that lags fp32's by more than a quarter of the
+// stake, at the flush's step or later, it is: the flushing costs learning.
+TEST(Checker, LowPrecisionUnderflowOfOneGradientConfirmedByARollout) {
+  // Returns the lp_underflow and lp_rollout findings; the activation
+  // gradient "attn" flushes in e5m2 (~1e-6, below its 2^-16) from step
+  // `flush_from` on, beside four gradients that keep their energy.
+  auto run = [](int64_t flush_from, double target_rollout, CheckConfig config = CheckConfig::Defaults()) {
+    Checker c(config);
+    std::vector<Finding> out;
+    for (int64_t s = 0; s < 40; ++s) {
+      for (int i = 0; i < 4; ++i) {
+        c.Add(Rec(s, "ok" + std::to_string(i), Role::kWeightGrad, Normal(256, 1e-2f, 10 + i), {256}, "", {"e5m2"}));
+      }
+      const float attn = s >= flush_from ? 1e-6f : 1e-2f;
+      c.Add(Rec(s, "attn", Role::kActivationGrad, Normal(256, attn, 20), {256}, "", {"e5m2"}));
+      c.Add(ScalarRecord{s, "loss", 2.0});  // no gain so far: the rollout's own gain is at stake
+      if (s % 8 == 0) {
+        c.Add(ScalarRecord{s, "probe_loss", 2.0});
+        c.Add(ScalarRecord{s, "rollout_loss", 1.0});  // fp32 gains 1.0
+        c.Add(ScalarRecord{s, "rollout_loss:t", target_rollout});
+      }
+      for (Finding& f : c.EndStep(s)) {
+        if (f.rule == "lp_underflow" || f.rule == "lp_rollout") out.push_back(f);
+      }
+    }
+    return out;
+  };
+  // A lag of 0.3 of the stake: over a quarter on both scales (in orders the
+  // most is 2^0.25 = 1.19), under lp_rollout's half (2^0.5 = 1.41).
+  std::vector<Finding> f = run(12, 1.3);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].rule, "lp_underflow");
+  EXPECT_EQ(f[0].tensor, "attn");
+  EXPECT_EQ(f[0].step, 16);  // the first rollout after the flush
+  EXPECT_EQ(f[0].evidence.at("flush_step"), 12);
+  EXPECT_NEAR(f[0].evidence.at("allowed_loss"), std::pow(2.0, 0.25), 1e-12);
+  EXPECT_GT(f[0].evidence.at("underflow_share"), 0.9);
+  EXPECT_NE(f[0].message.find("on t [e5m2, none] activation_grad 'attn' loses over half its energy"),
+            std::string::npos)
+      << f[0].message;
+  EXPECT_NE(f[0].message.find("25% of the 1 at stake"), std::string::npos) << f[0].message;
+  // The flush and the rollout at the same step count.
+  f = run(16, 1.3);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].step, 16);
+  // A rollout within a quarter (1.15 < 1.19), or no flush: nothing.
+  EXPECT_TRUE(run(12, 1.15).empty());
+  EXPECT_TRUE(run(1000, 1.3).empty());
+  // Switched off.
+  CheckConfig off = CheckConfig::Defaults();
+  ASSERT_TRUE(off.Set("lp_underflow", "rollout_lag_share", 0).ok());
+  EXPECT_TRUE(run(12, 1.3, off).empty());
+}
+
 // Saturating formats clip: lp_overflow only when amax lands more than a
 // binade above max.
 TEST(Checker, LowPrecisionOverflowOfSaturatingFormats) {
