@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 // Scaling moves to core/scaling.h with the core/ layer (issue 15); until
 // then its torch-free source is compiled into this library (checks/CMakeLists.txt).
@@ -115,6 +116,28 @@ double Share(uint64_t n, const CastCounts& c) {
 // How lp_forward_loss and lp_rollout name the scale of their allowance.
 std::string ScaleClause(int log_scale) {
   return log_scale != 0 ? ", on the tighter of the linear and the log scale" : "";
+}
+// Losses a message compares, with the fewest significant digits (3 to 9)
+// that tell apart those that differ: a rollout at 1.2997 against an
+// allowance of 1.2995 reads "1.2997 ... above 1.2995", not "1.3 above 1.3".
+std::vector<std::string> FmtApart(const std::vector<double>& v) {
+  std::vector<std::string> out(v.size());
+  for (int digits = 3; digits <= 9; ++digits) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.*g", digits, v[i]);
+      out[i] = buf;
+    }
+    bool apart = true;
+    for (size_t i = 0; i < v.size(); ++i) {
+      for (size_t j = i + 1; j < v.size(); ++j) {
+        const bool both_finite = std::isfinite(v[i]) && std::isfinite(v[j]);
+        apart = apart && (!both_finite || v[i] == v[j] || out[i] != out[j]);
+      }
+    }
+    if (apart) break;
+  }
+  return out;
 }
 }  // namespace
 
@@ -267,12 +290,13 @@ void LowPrecisionRules::EndStep() {
   if (p.rollout_lag_share > 0) {
     for (const auto& [target, r] : rollout_lag_) {
       const Flush& f = first_flush_;
+      const std::vector<std::string> n = FmtApart({r.loss, r.fp32, r.allowed});
       sink_->Judge("lp_underflow", "rollout|" + target, f.step >= 0 && r.lags, f.tensor,
                    "on " + target + " " + f.where + " loses over half its energy to flushing (" +
                        Fmt(100 * f.share) + "% of its nonzero values flush, " + Fmt(f.snr) +
                        " dB SNR left; first at step " + std::to_string(f.step) + ") and a few training steps " +
-                       "there from this step's weights reach loss " + Fmt(r.loss) + " where fp32 reaches " +
-                       Fmt(r.fp32) + ": above " + Fmt(r.allowed) + ", the most that lags by no more than " +
+                       "there from this step's weights reach loss " + n[0] + " where fp32 reaches " + n[1] +
+                       ": above " + n[2] + ", the most that lags by no more than " +
                        Fmt(100 * p.rollout_lag_share) + "% of the " + Fmt(r.stake) + " at stake" +
                        ScaleClause(p_.lp_rollout.log_scale) +
                        ". The parameters before that gradient learn less on that hardware; use loss scaling, "
@@ -398,21 +422,22 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
     const double underflow_allowed = allowance(p_.lp_underflow.rollout_lag_share);
     rollout_lag_[target] = {s.value, fp32, underflow_allowed, stake,
                             !std::isfinite(s.value) || s.value > underflow_allowed};
+    const std::vector<std::string> n = FmtApart({s.value, fp32, start, at_once, allowed, own_start});
     sink_->Judge("lp_rollout", "rollout|" + target, streak >= p.rollouts, s.name,
                  "on " + target + " a few training steps from this step's weights and optimizer state, on "
-                     "this step's batch, reach loss " + Fmt(s.value) + " where fp32 reaches " + Fmt(fp32) +
-                     " from " + Fmt(start) + ": " +
+                     "this step's batch, reach loss " + n[0] + " where fp32 reaches " + n[1] +
+                     " from " + n[2] + ": " +
                      (!judged || !std::isfinite(s.value) ? std::string("the training diverges")
                       : lost_at_once
-                          ? "above " + Fmt(at_once) + ", a lag of " +
+                          ? "above " + n[3] + ", a lag of " +
                                 Fmt(100 * std::max(p.at_once_lag_share, p.max_lag_share)) + "% of the " +
                                 Fmt(stake) + " at stake" + ScaleClause(p.log_scale) + ", in one rollout"
                       : s.value > allowed
-                          ? "above " + Fmt(allowed) + ", the most that lags by no more than " +
+                          ? "above " + n[4] + ", the most that lags by no more than " +
                                 Fmt(100 * p.max_lag_share) + "% of the " + Fmt(stake) + " at stake" +
                                 ScaleClause(p.log_scale) + ", in " + std::to_string(p.rollouts) +
                                 (p.rollouts == 1 ? " rollout" : " rollouts in a row")
-                          : "no progress from its own start " + Fmt(own_start) +
+                          : "no progress from its own start " + n[5] +
                                 (s.value > own_start ? std::string(" (its updates make the loss worse)")
                                                      : " (" + Fmt(own_skipped) + " of its updates skipped: its gradients "
                                                        "are not finite as it stores them)") +

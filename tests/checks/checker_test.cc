@@ -982,6 +982,12 @@ TEST(Checker, LowPrecisionUnderflowOfOneGradientConfirmedByARollout) {
             std::string::npos)
       << f[0].message;
   EXPECT_NE(f[0].message.find("25% of the 1 at stake"), std::string::npos) << f[0].message;
+  // A rollout just over the allowance: the message tells the two apart
+  // (4 digits, not "1.19 ... above 1.19").
+  f = run(12, 1.1897);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].message.find("reach loss 1.19 where fp32 reaches 1: above 1.189,"), std::string::npos)
+      << f[0].message;
   // The flush and the rollout at the same step count.
   f = run(16, 1.3);
   ASSERT_EQ(f.size(), 1u);
