@@ -290,8 +290,9 @@ void LowPrecisionRules::EndStep() {
   if (p.rollout_lag_share > 0) {
     for (const auto& [target, r] : rollout_lag_) {
       const Flush& f = first_flush_;
+      const bool lags = !std::isfinite(r.loss) || r.loss > r.allowed;
       const std::vector<std::string> n = FmtApart({r.loss, r.fp32, r.allowed});
-      sink_->Judge("lp_underflow", "rollout|" + target, f.step >= 0 && r.lags, f.tensor,
+      sink_->Judge("lp_underflow", "rollout|" + target, f.step >= 0 && lags, f.tensor,
                    "on " + target + " " + f.where + " loses over half its energy to flushing (" +
                        Fmt(100 * f.share) + "% of its nonzero values flush, " + Fmt(f.snr) +
                        " dB SNR left; first at step " + std::to_string(f.step) + ") and a few training steps " +
@@ -420,8 +421,7 @@ void LowPrecisionRules::Rollouts(const std::vector<ScalarRecord>& scalars, doubl
     const double share = judged ? lag / stake : NAN;
     // For lp_underflow's rollout check, judged at the step's end.
     const double underflow_allowed = allowance(p_.lp_underflow.rollout_lag_share);
-    rollout_lag_[target] = {s.value, fp32, underflow_allowed, stake,
-                            !std::isfinite(s.value) || s.value > underflow_allowed};
+    rollout_lag_[target] = {s.value, fp32, underflow_allowed, stake};
     const std::vector<std::string> n = FmtApart({s.value, fp32, start, at_once, allowed, own_start});
     sink_->Judge("lp_rollout", "rollout|" + target, streak >= p.rollouts, s.name,
                  "on " + target + " a few training steps from this step's weights and optimizer state, on "

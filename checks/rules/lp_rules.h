@@ -415,8 +415,7 @@ class LowPrecisionRules {
   // lp_underflow's rollout check: the first activation gradient that
   // flushed (this step's, kept once the step is judged unconverged), and
   // per target this step's rollout, when it was judged: the losses it and
-  // fp32's reached, the most within rollout_lag_share of the stake, and
-  // whether it lags by more.
+  // fp32's reached, the most within rollout_lag_share of the stake.
   struct Flush {
     int64_t step = -1;
     std::string tensor, where;
@@ -425,7 +424,6 @@ class LowPrecisionRules {
   Flush step_flush_, first_flush_;
   struct RolloutLag {
     double loss = 0, fp32 = 0, allowed = 0, stake = 0;
-    bool lags = false;
   };
   std::map<std::string, RolloutLag> rollout_lag_;
   // What the rules need to know of a record's recipe (parsed as a Scaling).
