@@ -367,8 +367,9 @@ inline Data StrainGlitchSegments(int64_t n = 2048, int64_t t = 64) {
   torch::Tensor blip = torch::exp(-0.5 * ((s - c) / 2.0).pow(2)) * torch::cos(2 * M_PI * 0.22 * (s - c) + phase);
   torch::Tensor arches = torch::abs(torch::sin(2 * M_PI * s / double(t) * (1 + torch::rand({n, 1}, d)) + phase));
   torch::Tensor freq = 0.04 + 0.25 * ((s - c + 16) / 32).clamp(0, 1);
-  torch::Tensor whistle = torch::where((s - c).abs() < 16, torch::cos(2 * M_PI * torch::cumsum(freq.expand({n, t}), 1) + phase),
-                                       torch::zeros({n, t}, d));
+  torch::Tensor whistle =
+      torch::where((s - c).abs() < 16, torch::cos(2 * M_PI * torch::cumsum(freq.expand({n, t}), 1) + phase),
+                   torch::zeros({n, t}, d));
   torch::Tensor glitch = torch::where(y == 1, blip, torch::zeros_like(blip));
   glitch = torch::where(y == 2, arches, glitch);
   glitch = torch::where(y == 3, whistle, glitch);
@@ -442,7 +443,9 @@ struct FixupMlpImpl : nn::Module {
   static constexpr int64_t kWidth = 32;
   FixupMlpImpl() {
     stem = register_module("stem", nn::Linear(8, kWidth));
-    for (int i = 0; i < kBlocks; ++i) blocks.push_back(register_module("block" + std::to_string(i), FixupBlock(kWidth, kBlocks)));
+    for (int i = 0; i < kBlocks; ++i) {
+      blocks.push_back(register_module("block" + std::to_string(i), FixupBlock(kWidth, kBlocks)));
+    }
     out = register_module("out", nn::Linear(kWidth, 32));
     torch::NoGradGuard g;
     out->weight.zero_();
@@ -450,7 +453,9 @@ struct FixupMlpImpl : nn::Module {
   }
   torch::Tensor forward(const torch::Tensor& x) {  // [N, 8]
     torch::Tensor h = Tap("fixup.stem", torch::relu(stem->forward(x)), "Linear");
-    for (int i = 0; i < kBlocks; ++i) h = Tap("fixup.block" + std::to_string(i), blocks[size_t(i)]->forward(h), "FixupBlock");
+    for (int i = 0; i < kBlocks; ++i) {
+      h = Tap("fixup.block" + std::to_string(i), blocks[size_t(i)]->forward(h), "FixupBlock");
+    }
     return out->forward(h);
   }
   nn::Linear stem{nullptr}, out{nullptr};
@@ -478,7 +483,8 @@ struct HierSoftmaxNetImpl : nn::Module {
     torch::Tensor h = Tap("hsm.fc1", drop->forward(torch::gelu(ln1->forward(fc1->forward(x)))), "GELU");
     h = Tap("hsm.fc2", drop->forward(torch::gelu(ln2->forward(fc2->forward(h)))), "GELU");
     torch::Tensor lg = Tap("hsm.group_logprob", torch::log_softmax(group->forward(h), -1), "LogSoftmax");  // [N, 8]
-    torch::Tensor lw = Tap("hsm.within_logprob", torch::log_softmax(within->forward(h).view({n, 8, 8}), -1), "LogSoftmax");
+    torch::Tensor lw =
+        Tap("hsm.within_logprob", torch::log_softmax(within->forward(h).view({n, 8, 8}), -1), "LogSoftmax");
     return (lg.unsqueeze(2) + lw).view({n, 64});
   }
   nn::Linear fc1{nullptr}, fc2{nullptr}, group{nullptr}, within{nullptr};
@@ -513,7 +519,8 @@ struct MultiQueryBlockImpl : nn::Module {
     torch::Tensor qs = q->forward(hq).view({n, lq, kHeads, kDh}).transpose(1, 2);  // [N, H, Lq, dh]
     std::vector<torch::Tensor> kvs = kv->forward(h).chunk(2, -1);                   // [N, L, dh] each
     torch::Tensor logits = torch::matmul(qs, kvs[0].unsqueeze(1).transpose(-2, -1)) / std::sqrt(double(kDh));
-    torch::Tensor attn = Tap(name + ".attn.softmax", torch::softmax(Tap(name + ".attn.logits", logits, "MatMul"), -1), "Softmax");
+    torch::Tensor attn =
+        Tap(name + ".attn.softmax", torch::softmax(Tap(name + ".attn.logits", logits, "MatMul"), -1), "Softmax");
     torch::Tensor o = torch::matmul(attn, kvs[1].unsqueeze(1)).transpose(1, 2).reshape({n, lq, kHeads * kDh});
     torch::Tensor upd = Tap(name + ".proj", proj->forward(o), "Linear");
     if (class_only_) {
@@ -708,7 +715,8 @@ inline std::vector<Program> Fresh31Programs() {
                                   "multipliers, zero-initialised branch outputs), regressing a 32-point spectrometer "
                                   "response curve (two peaks, slope, offset) from 8 settings, MSE over the 32 "
                                   "outputs, RMSprop 5e-4 warm-up",
-                                  std::function<FixupMlp()>([] { return FixupMlp(); }), [] { return SpectralPeakCurves(); }),
+                                  std::function<FixupMlp()>([] { return FixupMlp(); }),
+                                  [] { return SpectralPeakCurves(); }),
                    "rmsprop", 5e-4, "warmup", 300);
   p->loss = Loss::kMse;
   add(Make<HierSoftmaxNet>("hierarchical_softmax_64_classes_8_groups_nested_clusters_layernorm_dropout_adam_cosine",
@@ -723,7 +731,8 @@ inline std::vector<Program> Fresh31Programs() {
                          "key and value head), then a class token and one class-attention block, pre-LayerNorm, "
                          "GELU MLPs with dropout 0.1; which motif of set A and which of set B sit among 16 noisy "
                          "tokens, AdamW 1e-3 wd 0.05 warm-up+cosine",
-                         std::function<ClassAttnNet()>([] { return ClassAttnNet(); }), [] { return MotifPairTokens(); }),
+                         std::function<ClassAttnNet()>([] { return ClassAttnNet(); }),
+                         [] { return MotifPairTokens(); }),
       "adamw", 1e-3, "warmup_cosine", 300)
       ->weight_decay = 0.05;
   add(Make<CoralCnn>("coral_ordinal_cnn_tremor_grades_batchnorm_momentum_step",
