@@ -606,7 +606,9 @@ TORCH_MODULE(CoralCnn);
 // double), updated by every training forward pass, then mean = sum / n and
 // var = sumsq / n - mean^2 ("loops.running_sums", the two sums as the
 // forward pass holds them, stored); each input (x - mean) / sqrt(var +
-// 1e-5).
+// 1e-5). The count is a plain member, which the tracker does not put back
+// after its rollouts (their training steps advance it): the tracked fp32
+// run trains with a larger count than an untracked one.
 struct RunningSumNormImpl : nn::Module {
   explicit RunningSumNormImpl(int64_t features) {
     sum = register_buffer("sum", torch::zeros({features}));

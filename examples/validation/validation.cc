@@ -192,7 +192,7 @@
 // judged once, unseen, with the rules as they are (precision 0.88, recall
 // 0.93, median lead -4.5: 14 hits, two false alarms, lp_underflow at step
 // 1 on the healthy Fixup MLP on fp16-npu-ftz, whose zero-initialised
-// branches pass no gradient at first, and lp_forward_loss on the tunnel
+// branches pass almost no gradient at first, and lp_forward_loss on the tunnel
 // pressures on tenstorrent-bfp4, whose training learns around its forward
 // pass; missed: the healthy CORAL CNN on b200-nvfp4, broken at step 4;
 // the radiotracer rates break gradually, at 163..186, and are called 22
