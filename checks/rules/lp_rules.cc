@@ -18,7 +18,7 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
   out->push_back(CatalogEntry("lp_underflow", "low_precision",
                   "per step and format: at least min_tensor_share of the step's gradients each lose more "
                   "than half their energy to flushing (> max_share of its nonzero values flush to zero "
-                  "after its recipe, and the cast keeps < max_snr_db); gradients below min_rms_share of "
+                  "after its recipe, and the cast keeps < max_snr_db), in `steps` consecutive recorded steps; gradients below min_rms_share of "
                   "their reference rms (a parameter's: its module's output gradient where recorded; else "
                   "the step's largest gradient) are fp32 rounding residue and not judged; nor is a "
                   "step once the loss has converged (its last 5 steps' mean <= converged_loss_share of "
@@ -271,15 +271,18 @@ void LowPrecisionRules::EndStep() {
   for (const auto& [key, u] : underflow_) {
     const auto& [format, recipe] = key;
     const double tensor_share = u.judged > 0 ? static_cast<double>(u.flushed) / u.judged : 0;
-    sink_->Judge("lp_underflow", format + "|" + recipe,
-                 u.flushed > 0 && tensor_share >= p.min_tensor_share && !converged, u.tensor,
+    int& streak = underflow_streak_[key];
+    streak = u.flushed > 0 && tensor_share >= p.min_tensor_share && !converged ? streak + 1 : 0;
+    sink_->Judge("lp_underflow", format + "|" + recipe, streak >= p.steps, u.tensor,
                  std::to_string(u.flushed) + " of the step's " + std::to_string(u.judged) + " gradients in " +
                      format + " (" + recipe + ") keep less than " + Fmt(p.max_snr_db) + " dB SNR with "
-                     "over " + Fmt(100 * p.max_share) + "% of their values flushed to zero; first " + u.where +
+                     "over " + Fmt(100 * p.max_share) + "% of their values flushed to zero (" +
+                     std::to_string(streak) + " steps in a row); first " + u.where +
                      ": " + Fmt(100 * u.share) + "% of its nonzero values flush. On that hardware the gradients vanish and training stalls; use loss scaling "
                      "or a per-tensor recipe (current/delayed), or a format with more exponent range "
                      "(e5m2, bf16).",
                  {{"tensor_share", tensor_share}, {"min_tensor_share", p.min_tensor_share},
+                  {"steps_in_a_row", static_cast<double>(streak)},
                   {"underflow_share", u.share}, {"snr_db", u.snr}, {"rms_share_of_reference", u.rms_share}});
   }
   // Keys stay (judged false next step when nothing flushes); counts restart.

@@ -83,6 +83,12 @@ struct LpUnderflowParams : LpRoles {
   // validate's tolerance for a training that ends broken (lp_rollout alone
   // asks for half in two rollouts in a row). 0 switches it off.
   double rollout_lag_share = 0.25;
+  // The many-gradient criterion holds in this many consecutive recorded
+  // steps: a lasting flush, not the first step of a network whose residual
+  // branches or gates start at zero (Fixup, LayerScale, ReZero) and pass
+  // almost no gradient until their first update (lp_centred_snr's streak,
+  // for the same reason).
+  int steps = 2;
   template <typename Self, typename V>
   static void Visit(Self& p, V&& v) {
     v("max_share", p.max_share, 0, 1);
@@ -91,6 +97,7 @@ struct LpUnderflowParams : LpRoles {
     v("min_tensor_share", p.min_tensor_share, 0, 1);
     v("converged_loss_share", p.converged_loss_share, 0, 1);
     v("rollout_lag_share", p.rollout_lag_share, 0, 1);
+    v("steps", p.steps, 1, kNoLimit);
     VisitRoles(p, v);
   }
 };
@@ -412,6 +419,7 @@ class LowPrecisionRules {
     double share = 0, snr = 0, rms_share = 0;
   };
   std::map<std::pair<std::string, std::string>, Underflow> underflow_;  // per (format, recipe)
+  std::map<std::pair<std::string, std::string>, int> underflow_streak_;  // consecutive steps it held
   // lp_underflow's rollout check: the first activation gradient that
   // flushed (this step's, kept once the step is judged unconverged), and
   // per target this step's rollout, when it was judged: the losses it and

@@ -118,16 +118,18 @@ TEST_F(StepAnalyzerTest, JudgeFormatsPicksTheFormatsTheRulesSee) {
     StepAnalyzer a(o, writer.get());
     std::vector<float> v(96);
     for (size_t i = 0; i < v.size(); ++i) v[i] = 1e-6f * (1.0f + static_cast<float>(i) / 96.0f);
-    TensorSnapshot t;
-    t.step = 0;
-    t.name = "fc1";
-    t.role = Role::kActivationGrad;
-    t.module_type = "Linear";
-    t.shape = {8, 12};
-    t.dtype = "float32";
-    t.Borrow(v.data(), v.size());
-    a.Add(std::move(t));
-    a.EndStep(0, /*tracked=*/true);
+    for (int64_t step = 0; step < 2; ++step) {  // lp_underflow asks for two steps in a row
+      TensorSnapshot t;
+      t.step = step;
+      t.name = "fc1";
+      t.role = Role::kActivationGrad;
+      t.module_type = "Linear";
+      t.shape = {8, 12};
+      t.dtype = "float32";
+      t.Borrow(v.data(), v.size());
+      a.Add(std::move(t));
+      a.EndStep(step, /*tracked=*/true);
+    }
     std::set<std::string> judged;
     for (const Finding& f : a.findings()) {
       if (f.rule != "lp_underflow") continue;

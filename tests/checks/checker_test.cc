@@ -842,9 +842,10 @@ TEST(Checker, LowPrecisionSnrAndDynamicRange) {
 }
 
 // lp_underflow speaks of the network: a finding when at least a quarter of
-// the step's judged gradients lose most of their energy to flushing; the
-// rounding residue of an exact zero (rms below 2^-16 of the step's largest)
-// is not judged.
+// the step's judged gradients lose most of their energy to flushing, in two
+// consecutive steps (a network whose branches start at zero passes almost no
+// gradient until its first update); the rounding residue of an exact zero
+// (rms below 2^-16 of the step's largest) is not judged.
 TEST(Checker, LowPrecisionUnderflowIsJudgedPerStep) {
   // e5m2's smallest subnormal is 2^-16 ~ 1.5e-5: gradients ~1e-6 flush,
   // gradients ~1e-2 keep their energy.
@@ -859,17 +860,34 @@ TEST(Checker, LowPrecisionUnderflowIsJudgedPerStep) {
   };
   Checker c;
   EXPECT_TRUE(step(&c, 0, 1, 4).empty());  // 1 of 5: one layer
-  std::vector<Finding> f = step(&c, 1, 2, 3);  // 2 of 5
+  EXPECT_TRUE(step(&c, 1, 2, 3).empty());  // 2 of 5, the first step
+  std::vector<Finding> f = step(&c, 2, 2, 3);  // ... and the second in a row
   ASSERT_EQ(Rules(f), std::vector<std::string>{"lp_underflow"});
+  EXPECT_EQ(f[0].step, 2);
   EXPECT_EQ(f[0].tensor, "tiny0");
   EXPECT_DOUBLE_EQ(f[0].evidence.at("tensor_share"), 0.4);
+  EXPECT_EQ(f[0].evidence.at("steps_in_a_row"), 2);
   EXPECT_GT(f[0].evidence.at("underflow_share"), 0.9);
   EXPECT_NE(f[0].message.find("2 of the step's 5 gradients"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("(2 steps in a row)"), std::string::npos) << f[0].message;
+  // A step that flushes between two that do not: no streak, no finding.
+  Checker gap;
+  EXPECT_TRUE(step(&gap, 0, 2, 3).empty());
+  EXPECT_TRUE(step(&gap, 1, 0, 5).empty());
+  EXPECT_TRUE(step(&gap, 2, 2, 3).empty());
+  EXPECT_EQ(Rules(step(&gap, 3, 2, 3)), std::vector<std::string>{"lp_underflow"});
+  // steps 1: the first flushing step is a finding.
+  CheckConfig one = CheckConfig::Defaults();
+  ASSERT_TRUE(one.Set("lp_underflow", "steps", 1).ok());
+  Checker at_once(one);
+  EXPECT_EQ(Rules(step(&at_once, 0, 2, 3)), std::vector<std::string>{"lp_underflow"});
   // The same flushing gradient next to gradients 10^6 larger: residue.
   Checker r;
   EXPECT_TRUE(step(&r, 0, 1, 1, 1.0f).empty());
+  EXPECT_TRUE(step(&r, 1, 1, 1, 1.0f).empty());
   Checker control;
-  EXPECT_EQ(Rules(step(&control, 0, 1, 1)), std::vector<std::string>{"lp_underflow"});
+  EXPECT_TRUE(step(&control, 0, 1, 1).empty());
+  EXPECT_EQ(Rules(step(&control, 1, 1, 1)), std::vector<std::string>{"lp_underflow"});
 }
 
 // A parameter's gradient is residue against its module's output gradient
@@ -880,11 +898,16 @@ TEST(Checker, LowPrecisionUnderflowIsJudgedPerStep) {
 TEST(Checker, LowPrecisionUnderflowResidueIsJudgedAgainstTheModuleOutput) {
   auto run = [](float out_grad, float param_grad) {
     Checker c;
-    c.Add(Rec(0, "head.weight", Role::kWeightGrad, Normal(256, 1e-2f, 1), {256}, "", {"fp16"}));
-    c.Add(Rec(0, "fc1", Role::kActivationGrad, Normal(256, out_grad, 2), {256}, "", {"e5m2"}, "current", 0.0f));
-    c.Add(Rec(0, "fc1.weight", Role::kWeightGrad, Normal(256, param_grad, 3), {256}, "", {"fp16"}));
-    c.Add(Rec(0, "fc1.bias", Role::kWeightGrad, Normal(16, param_grad, 4), {16}, "", {"fp16"}));
-    return Rules(c.EndStep(0));
+    std::vector<std::string> rules;
+    for (int64_t s = 0; s < 2; ++s) {  // lp_underflow's two steps in a row
+      c.Add(Rec(s, "head.weight", Role::kWeightGrad, Normal(256, 1e-2f, 1), {256}, "", {"fp16"}));
+      c.Add(Rec(s, "fc1", Role::kActivationGrad, Normal(256, out_grad, 2), {256}, "", {"e5m2"}, "current", 0.0f));
+      c.Add(Rec(s, "fc1.weight", Role::kWeightGrad, Normal(256, param_grad, 3), {256}, "", {"fp16"}));
+      c.Add(Rec(s, "fc1.bias", Role::kWeightGrad, Normal(16, param_grad, 4), {16}, "", {"fp16"}));
+      std::vector<std::string> r = Rules(c.EndStep(s));
+      rules.insert(rules.end(), r.begin(), r.end());
+    }
+    return rules;
   };
   // fp16's smallest subnormal is 2^-24 ~ 6e-8: gradients ~1e-9 flush.
   EXPECT_EQ(run(1e-10f, 1e-9f), std::vector<std::string>{"lp_underflow"});  // deep net
@@ -892,9 +915,11 @@ TEST(Checker, LowPrecisionUnderflowResidueIsJudgedAgainstTheModuleOutput) {
   // No output gradient recorded: against the step's largest, as before
   // (1e-9 is below 2^-16 of 1e-2: residue).
   Checker none;
-  none.Add(Rec(0, "head.weight", Role::kWeightGrad, Normal(256, 1e-2f, 1), {256}, "", {"fp16"}));
-  none.Add(Rec(0, "fc1.weight", Role::kWeightGrad, Normal(256, 1e-9f, 3), {256}, "", {"fp16"}));
-  EXPECT_TRUE(none.EndStep(0).empty());
+  for (int64_t s = 0; s < 2; ++s) {
+    none.Add(Rec(s, "head.weight", Role::kWeightGrad, Normal(256, 1e-2f, 1), {256}, "", {"fp16"}));
+    none.Add(Rec(s, "fc1.weight", Role::kWeightGrad, Normal(256, 1e-9f, 3), {256}, "", {"fp16"}));
+    EXPECT_TRUE(none.EndStep(s).empty()) << s;
+  }
 }
 
 // Gradients that flush once the loss has converged (the last 5 steps' mean
@@ -903,8 +928,9 @@ TEST(Checker, LowPrecisionUnderflowResidueIsJudgedAgainstTheModuleOutput) {
 // high are a finding; so are they when the first window is not above 0 (no
 // floor at 0 to judge by).
 TEST(Checker, LowPrecisionUnderflowIsNotJudgedAfterConvergence) {
-  // Steps 0..9 healthy gradients, from step 10 on every gradient flushes.
-  // Returns the step of the first lp_underflow finding, or -1.
+  // Steps 0..9 healthy gradients, from step 10 on every gradient flushes
+  // (a finding at step 11, the second step in a row). Returns the step of
+  // the first lp_underflow finding, or -1.
   auto run = [](const std::function<double(int64_t)>& loss) {
     Checker c;
     for (int64_t s = 0; s < 20; ++s) {
@@ -921,14 +947,14 @@ TEST(Checker, LowPrecisionUnderflowIsNotJudgedAfterConvergence) {
   // the first 5 steps' mean 1.4).
   EXPECT_EQ(run([](int64_t s) { return s < 5 ? 2.0 - 0.3 * static_cast<double>(s) : 0.1; }), -1);
   // Still at 0.6 of its start: stalled.
-  EXPECT_EQ(run([](int64_t s) { return s < 5 ? 2.0 - 0.08 * static_cast<double>(s) : 1.2; }), 10);
+  EXPECT_EQ(run([](int64_t s) { return s < 5 ? 2.0 - 0.08 * static_cast<double>(s) : 1.2; }), 11);
   // A flat loss: judged.
-  EXPECT_EQ(run([](int64_t) { return 1.0; }), 10);
+  EXPECT_EQ(run([](int64_t) { return 1.0; }), 11);
   // The boundary: 0.26 of the start is judged, 0.25 is converged.
-  EXPECT_EQ(run([](int64_t s) { return s < 5 ? 1.0 : 0.26; }), 10);
+  EXPECT_EQ(run([](int64_t s) { return s < 5 ? 1.0 : 0.26; }), 11);
   EXPECT_EQ(run([](int64_t s) { return s < 5 ? 1.0 : 0.25; }), -1);
   // A first window whose mean is below 0: no floor, judged throughout.
-  EXPECT_EQ(run([](int64_t s) { return s < 5 ? -1.0 : 0.01; }), 10);
+  EXPECT_EQ(run([](int64_t s) { return s < 5 ? -1.0 : 0.01; }), 11);
   // No loss recorded: judged throughout.
   Checker none;
   std::vector<std::string> rules;
