@@ -18,9 +18,10 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
   out->push_back(CatalogEntry("lp_underflow", "low_precision",
                   "per step and format: at least min_tensor_share of the step's gradients each lose more "
                   "than half their energy to flushing (> max_share of its nonzero values flush to zero "
-                  "after its recipe, and the cast keeps < max_snr_db), in `steps` consecutive recorded steps; gradients below min_rms_share of "
-                  "their reference rms (a parameter's: its module's output gradient where recorded; else "
-                  "the step's largest gradient) are fp32 rounding residue and not judged; nor is a "
+                  "after its recipe, and the cast keeps < max_snr_db), in `steps` consecutive recorded "
+                  "steps; gradients below min_rms_share of their reference rms (a parameter's: its "
+                  "module's output gradient where recorded; else the step's largest gradient) are fp32 "
+                  "rounding residue and not judged; nor is a "
                   "step once the loss has converged (its last 5 steps' mean <= converged_loss_share of "
                   "its first diverging_loss window's); or one activation gradient flushes so (before "
                   "convergence) and, at that step or later, the target's rollout ends above fp32's by more "
@@ -270,7 +271,10 @@ void LowPrecisionRules::EndStep() {
   const bool converged = loss_->Converged(p.converged_loss_share);
   for (const auto& [key, u] : underflow_) {
     const auto& [format, recipe] = key;
-    const double tensor_share = u.judged > 0 ? static_cast<double>(u.flushed) / u.judged : 0;
+    // A step without this key's gradients (not recorded: TrackerOptions::
+    // every) neither extends nor breaks the streak of recorded steps.
+    if (u.judged == 0) continue;
+    const double tensor_share = static_cast<double>(u.flushed) / u.judged;
     int& streak = underflow_streak_[key];
     streak = u.flushed > 0 && tensor_share >= p.min_tensor_share && !converged ? streak + 1 : 0;
     sink_->Judge("lp_underflow", format + "|" + recipe, streak >= p.steps, u.tensor,

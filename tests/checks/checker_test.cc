@@ -876,6 +876,14 @@ TEST(Checker, LowPrecisionUnderflowIsJudgedPerStep) {
   EXPECT_TRUE(step(&gap, 1, 0, 5).empty());
   EXPECT_TRUE(step(&gap, 2, 2, 3).empty());
   EXPECT_EQ(Rules(step(&gap, 3, 2, 3)), std::vector<std::string>{"lp_underflow"});
+  // A step whose gradients were not recorded (TrackerOptions::every)
+  // neither extends nor breaks the streak, and repeats no finding.
+  Checker sampled;
+  EXPECT_TRUE(step(&sampled, 0, 2, 3).empty());
+  EXPECT_TRUE(sampled.EndStep(1).empty());
+  EXPECT_EQ(Rules(step(&sampled, 2, 2, 3)), std::vector<std::string>{"lp_underflow"});
+  EXPECT_TRUE(sampled.EndStep(3).empty());
+  EXPECT_TRUE(step(&sampled, 4, 2, 3).empty());  // the same finding, still open
   // steps 1: the first flushing step is a finding.
   CheckConfig one = CheckConfig::Defaults();
   ASSERT_TRUE(one.Set("lp_underflow", "steps", 1).ok());
