@@ -21,11 +21,11 @@ void LowPrecisionRules::Catalog(std::vector<RuleInfo>* out) {
                   "after its recipe, and the cast keeps < max_snr_db), in `steps` consecutive recorded "
                   "steps; gradients below min_rms_share of their reference rms (a parameter's: its "
                   "module's output gradient where recorded; else the step's largest gradient) are fp32 "
-                  "rounding residue and not judged; nor is a "
-                  "step once the loss has converged (its last 5 steps' mean <= converged_loss_share of "
-                  "its first diverging_loss window's); or one activation gradient flushes so (before "
-                  "convergence) and, at that step or later, the target's rollout ends above fp32's by more "
-                  "than rollout_lag_share of lp_rollout's stake: predicted vanishing gradients on that hardware",
+                  "rounding residue and not judged; nor is a step once the loss has converged (its last "
+                  "5 steps' mean <= converged_loss_share of its first diverging_loss window's); or one "
+                  "activation gradient flushes so (before convergence) and, at that step or later, the "
+                  "target's rollout ends above fp32's by more than rollout_lag_share of lp_rollout's stake: "
+                  "predicted vanishing gradients on that hardware",
                   "lpsim (TE LogFp8TensorStats underflows% has no threshold)", W));
   out->push_back(CatalogEntry("lp_overflow", "low_precision",
                   "share of a tensor's values that overflow a format (after its recipe), pooled over the "
@@ -280,8 +280,9 @@ void LowPrecisionRules::EndStep() {
     sink_->Judge("lp_underflow", format + "|" + recipe, streak >= p.steps, u.tensor,
                  std::to_string(u.flushed) + " of the step's " + std::to_string(u.judged) + " gradients in " +
                      format + " (" + recipe + ") keep less than " + Fmt(p.max_snr_db) + " dB SNR with "
-                     "over " + Fmt(100 * p.max_share) + "% of their values flushed to zero (" +
-                     std::to_string(streak) + " steps in a row); first " + u.where +
+                     "over " + Fmt(100 * p.max_share) + "% of their values flushed to zero" +
+                     (streak > 1 ? " (" + std::to_string(streak) + " steps in a row)" : std::string()) +
+                     "; first " + u.where +
                      ": " + Fmt(100 * u.share) + "% of its nonzero values flush. On that hardware the gradients vanish and training stalls; use loss scaling "
                      "or a per-tensor recipe (current/delayed), or a format with more exponent range "
                      "(e5m2, bf16).",
