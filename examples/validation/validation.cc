@@ -205,8 +205,10 @@
 // on b200-nvfp4, lp_dynamic_range on the highway network's gate on
 // gaudi2-fp8; no miss; two of its zero-initialised healthy networks break
 // on fp16-npu-ftz and lp_underflow calls them at steps 1 and 6; with
-// steps 1 the same counts).
-// All are seen data now:
+// steps 1 the same counts); and `fresh33`, Fresh33Programs()
+// (corpus_fresh33.h, 8 programs), written blind to them after fresh32 (its
+// truths not merged; not yet judged).
+// All but fresh33 are seen data now:
 // each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
@@ -287,6 +289,7 @@
 #include "examples/validation/corpus_fresh30.h"
 #include "examples/validation/corpus_fresh31.h"
 #include "examples/validation/corpus_fresh32.h"
+#include "examples/validation/corpus_fresh33.h"
 #include "examples/validation/processes.h"
 #include "examples/validation/tally.h"
 #include "examples/validation/truth.h"
@@ -739,7 +742,7 @@ constexpr GroupSource kGroupSources[] = {
     {"fresh25", Fresh25Programs}, {"fresh26", Fresh26Programs}, {"fresh27", Fresh27Programs},
     {"fresh28", Fresh28Programs}, {"fresh29", Fresh29Programs},
     {"fresh30", Fresh30Programs}, {"fresh31", Fresh31Programs},
-    {"fresh32", Fresh32Programs}};
+    {"fresh32", Fresh32Programs}, {"fresh33", Fresh33Programs}};
 constexpr size_t kGroups = std::size(kGroupSources);
 
 const char* GroupName(Group g) { return kGroupSources[g].name; }
