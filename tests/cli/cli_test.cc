@@ -25,10 +25,7 @@
 #include "formats/format.h"
 #include "store/npy.h"
 #include "store/run_db.h"
-
-#ifndef LPSIM_BIN
-#error "LPSIM_BIN must name the lpsim binary (tests/cli/CMakeLists.txt)"
-#endif
+#include "tests/common/binary_test.h"
 
 namespace lpsim {
 namespace {
@@ -44,55 +41,8 @@ uint32_t Bits(float f) {
   return b;
 }
 
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-class CliTest : public ::testing::Test {
+class CliTest : public BinaryTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) /
-           ("lpsim_cli_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  // Runs `lpsim args` (args are shell words; the paths here have no spaces).
-  RunResult Run(const std::string& args) const {
-    const std::string out = Path("stdout.txt"), err = Path("stderr.txt");
-    const std::string cmd =
-        std::string("'") + LPSIM_BIN + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int status = std::system(cmd.c_str());
-    RunResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = ReadFile(out);
-    r.err = ReadFile(err);
-    fs::remove(out);
-    fs::remove(err);
-    return r;
-  }
-
-  static std::string ReadFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  void WriteFile(const std::string& name, const std::string& bytes) const {
-    std::ofstream(Path(name), std::ios::binary) << bytes;
-  }
-  void WriteArray(const std::string& name, const std::vector<float>& v) const {
-    ASSERT_TRUE(WriteNpy(Path(name), {v.size()}, v.data()).ok());
-  }
-  std::vector<float> ReadArray(const std::string& name) const {
-    StatusOr<NpyArray> a = ReadNpy(Path(name));
-    EXPECT_TRUE(a.ok()) << a.status().message();
-    return a.ok() ? a->data : std::vector<float>();
-  }
   static nlohmann::json ParseJson(const std::string& text) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     EXPECT_FALSE(j.is_discarded()) << "not JSON: " << text;
@@ -104,15 +54,9 @@ class CliTest : public ::testing::Test {
   void ExpectBadInput(const std::string& args, const std::string& says,
                       const std::string& out_name = "out.npy") const {
     SCOPED_TRACE(args);
-    const RunResult r = Run(args);
-    EXPECT_EQ(r.code, 2);
-    EXPECT_THAT(r.err, StartsWith("lpsim quantize: error: "));
-    EXPECT_THAT(r.err, HasSubstr(says));
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    ExpectOneErrorLine(Run(args), 2, "quantize", says);
     EXPECT_FALSE(fs::exists(Path(out_name)));
   }
-
-  fs::path dir_;
 };
 
 // The .npy prefix with a hand-written header dict (for inputs the writer
@@ -130,7 +74,7 @@ std::string NpyWithDict(const std::string& dict, const std::string& data) {
 // ---- lpsim --version, usage errors.
 
 TEST_F(CliTest, PrintsVersion) {
-  const RunResult r = Run("--version");
+  const BinaryResult r = Run("--version");
   EXPECT_EQ(r.code, 0);
   EXPECT_THAT(r.out, StartsWith("lpsim "));
 }
@@ -146,7 +90,7 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
 // ---- lpsim formats
 
 TEST_F(CliTest, FormatsTableListsEveryBuiltin) {
-  const RunResult r = Run("formats");
+  const BinaryResult r = Run("formats");
   ASSERT_EQ(r.code, 0) << r.err;
   for (const Format& f : BuiltinFormats()) EXPECT_THAT(r.out, HasSubstr(f.name()));
   EXPECT_THAT(r.out, HasSubstr("448"));
@@ -171,7 +115,7 @@ TEST_F(CliTest, FormatsTableListsEveryBuiltin) {
 }
 
 TEST_F(CliTest, FormatsJsonHasTheLimits) {
-  const RunResult r = Run("formats --json");
+  const BinaryResult r = Run("formats --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
   ASSERT_TRUE(j.is_array());
@@ -210,19 +154,19 @@ TEST_F(CliTest, FormatsJsonHasTheLimits) {
   ASSERT_FALSE(bfp8.is_null());
   EXPECT_EQ(bfp8["block"], 16);
   EXPECT_EQ(bfp8["magnitude_bits"], 7);
-  const RunResult one = Run("formats --format int8:narrow --format bfp4 --json");
+  const BinaryResult one = Run("formats --format int8:narrow --format bfp4 --json");
   ASSERT_EQ(one.code, 0) << one.err;
   const nlohmann::json o = ParseJson(one.out);
   ASSERT_EQ(o.size(), 2u);
   EXPECT_EQ(o[0]["qmin"], -127);
   EXPECT_EQ(o[1]["magnitude_bits"], 3);
-  const RunResult bad = Run("formats --format int17");
+  const BinaryResult bad = Run("formats --format int17");
   EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, HasSubstr("int17"));
 }
 
 TEST_F(CliTest, FormatsDescribesACustomSpec) {
-  const RunResult r = Run("formats --format e4m3:bias=9:nan=fn:sat --json");
+  const BinaryResult r = Run("formats --format e4m3:bias=9:nan=fn:sat --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
   ASSERT_EQ(j.size(), 1u);
@@ -231,7 +175,7 @@ TEST_F(CliTest, FormatsDescribesACustomSpec) {
   EXPECT_EQ(j[0]["overflow"], "max");
   EXPECT_EQ(j[0]["max"].get<double>(), 112.0);  // 448 / 2^2
 
-  const RunResult bad = Run("formats --format e4m3:bias=x");
+  const BinaryResult bad = Run("formats --format e4m3:bias=x");
   EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, StartsWith("lpsim formats: error: "));
   EXPECT_THAT(bad.err, HasSubstr("bias=x"));
@@ -247,7 +191,7 @@ const std::vector<float> kEdgeInput = {
 
 TEST_F(CliTest, QuantizesE4m3fnEdgeCases) {
   WriteArray("in.npy", kEdgeInput);
-  const RunResult r = Run("quantize --format e4m3fn " + Path("in.npy") + " " + Path("out.npy"));
+  const BinaryResult r = Run("quantize --format e4m3fn " + Path("in.npy") + " " + Path("out.npy"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("underflow"));
   EXPECT_THAT(r.out, HasSubstr("overflow (-> nan)"));
@@ -266,7 +210,7 @@ TEST_F(CliTest, QuantizesE4m3fnEdgeCases) {
 
 TEST_F(CliTest, QuantizeJsonHasTheCounts) {
   WriteArray("in.npy", kEdgeInput);
-  const RunResult r =
+  const BinaryResult r =
       Run("quantize --format e4m3fn --json " + Path("in.npy") + " " + Path("out.npy"));
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
@@ -287,7 +231,7 @@ TEST_F(CliTest, QuantizeJsonHasTheCounts) {
 
   // No error at all: SNR is infinite, which JSON spells null.
   WriteArray("exact.npy", {1.0f, 2.0f, -0.5f});
-  const RunResult exact =
+  const BinaryResult exact =
       Run("quantize --format e4m3fn --json " + Path("exact.npy") + " " + Path("out2.npy"));
   ASSERT_EQ(exact.code, 0) << exact.err;
   EXPECT_TRUE(ParseJson(exact.out)["snr_db"].is_null());
@@ -295,7 +239,7 @@ TEST_F(CliTest, QuantizeJsonHasTheCounts) {
 
 TEST_F(CliTest, SaturateClampsOverflow) {
   WriteArray("in.npy", kEdgeInput);
-  const RunResult r =
+  const BinaryResult r =
       Run("quantize --format e4m3fn --saturate --json " + Path("in.npy") + " " + Path("out.npy"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(ParseJson(r.out)["overflow_result"], "max");
@@ -309,7 +253,7 @@ TEST_F(CliTest, ScaleIsAppliedBeforeAndUndoneAfterTheCast) {
   // 1000 overflows e4m3fn; scaled by 1/4 it is 250, which rounds to 256, and
   // comes back as 1024.
   WriteArray("in.npy", {1000.0f});
-  const RunResult r =
+  const BinaryResult r =
       Run("quantize --format e4m3fn --scale 0.25 --json " + Path("in.npy") + " " + Path("out.npy"));
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
@@ -326,7 +270,7 @@ TEST_F(CliTest, StochasticRoundingIsSeeded) {
   for (float& x : v) x = static_cast<float>(gen() % 100000) / 1000.0f;  // 0..100, 3 decimals
   WriteArray("in.npy", v);
   auto run = [&](const std::string& seed, const std::string& out) {
-    const RunResult r = Run("quantize --format e4m3fn --rounding stochastic --seed " + seed + " " +
+    const BinaryResult r = Run("quantize --format e4m3fn --rounding stochastic --seed " + seed + " " +
                             Path("in.npy") + " " + Path(out));
     EXPECT_EQ(r.code, 0) << r.err;
     return ReadArray(out);
@@ -343,7 +287,7 @@ TEST_F(CliTest, ReadsFloat16AndFloat64Inputs) {
   // float16 1.5 and -2 (0x3e00, 0xc000); float64 464.0.
   WriteFile("h.npy", NpyWithDict("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }",
                                  std::string("\x00\x3e\x00\xc0", 4)));
-  RunResult r = Run("quantize --format e4m3fn --json " + Path("h.npy") + " " + Path("h_out.npy"));
+  BinaryResult r = Run("quantize --format e4m3fn --json " + Path("h.npy") + " " + Path("h_out.npy"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(ParseJson(r.out)["input_dtype"], "float16");
   EXPECT_EQ(ReadArray("h_out.npy"), (std::vector<float>{1.5f, -2.0f}));
@@ -417,7 +361,7 @@ TEST_F(CliTest, FailedRunLeavesAnExistingOutputUntouched) {
 
 TEST_F(CliTest, AnOutputInAMissingFolderIsRefusedBeforeTheWork) {
   WriteArray("in.npy", {1.0f});
-  const RunResult r =
+  const BinaryResult r =
       Run("quantize --format e4m3fn " + Path("in.npy") + " " + Path("no/such/dir/out.npy"));
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, StartsWith("lpsim quantize: error: "));
@@ -430,7 +374,7 @@ TEST_F(CliTest, AnOutputInAMissingFolderIsRefusedBeforeTheWork) {
 
 TEST_F(CliTest, DemoTrainsWithTrackingAndWritesTheRun) {
   const std::string run = Path("demo_run");
-  const RunResult r = Run("demo --steps 30 --quiet --run-dir " + run);
+  const BinaryResult r = Run("demo --steps 30 --quiet --run-dir " + run);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* s : {"e4m3fn under%", "e5m2 under%", "bf16 under%", "fc1", "fc3",
                         "activation_grad", "weight_grad", "optimizer_state", "SNR dB"}) {
@@ -445,7 +389,7 @@ TEST_F(CliTest, DemoTrainsWithTrackingAndWritesTheRun) {
 // it, the one `lpsim check RUN --target T` makes on the run it wrote.
 TEST_F(CliTest, DemoPredictsOnItsTarget) {
   const std::string run = Path("demo_probed");
-  RunResult r = Run("demo --steps 40 --quiet --target fp16-npu-ftz --probe fp16-npu-ftz --json --run-dir " + run);
+  BinaryResult r = Run("demo --steps 40 --quiet --target fp16-npu-ftz --probe fp16-npu-ftz --json --run-dir " + run);
   ASSERT_EQ(r.code, 0) << r.err;
   nlohmann::json demo = ParseJson(r.out)["prediction"];
   ASSERT_TRUE(demo.is_object()) << r.out;
@@ -464,7 +408,7 @@ TEST_F(CliTest, DemoPredictsOnItsTarget) {
 
 TEST_F(CliTest, DemoJsonCnnSimulateAndRecipe) {
   const std::string run = Path("demo_cnn");
-  const RunResult r = Run("demo --model cnn --steps 12 --every 4 --recipe mx --simulate "
+  const BinaryResult r = Run("demo --model cnn --steps 12 --every 4 --recipe mx --simulate "
                           "--formats e4m3fn,e2m1fn --json --run-dir " + run);
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
@@ -481,7 +425,7 @@ TEST_F(CliTest, DemoJsonCnnSimulateAndRecipe) {
 }
 
 TEST_F(CliTest, DemoOnAMatrixUnit) {
-  const RunResult r = Run("demo --steps 6 --every 3 --formats e4m3fn --matmul-unit b200 --json "
+  const BinaryResult r = Run("demo --steps 6 --every 3 --formats e4m3fn --matmul-unit b200 --json "
                           "--run-dir " + Path("demo_unit"));
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
@@ -495,7 +439,7 @@ TEST_F(CliTest, DemoOnAMatrixUnit) {
 // steps, stored as scalars beside the loss.
 TEST_F(CliTest, DemoProbesTargets) {
   const std::string run = Path("demo_probe");
-  const RunResult r = Run("demo --steps 9 --every 4 --probe b200-nvfp4,tenstorrent-bfp4 --probe-every 4 "
+  const BinaryResult r = Run("demo --steps 9 --every 4 --probe b200-nvfp4,tenstorrent-bfp4 --probe-every 4 "
                           "--rollout 2 --rollout-every 8 --json --run-dir " + run);
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
@@ -519,10 +463,10 @@ TEST_F(CliTest, DemoProbesTargets) {
   EXPECT_EQ(steps.size(), 6u);
   // The fp32 probe is the training loss of its step (same weights, batch).
   EXPECT_EQ(fp32[4], j["losses"][4].get<double>());
-  const RunResult bad = Run("demo --steps 4 --probe tpu-v9 --quiet --run-dir " + Path("bad_probe"));
+  const BinaryResult bad = Run("demo --steps 4 --probe tpu-v9 --quiet --run-dir " + Path("bad_probe"));
   EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, HasSubstr("TrackerOptions.probe_targets: unknown target 'tpu-v9'"));
-  const RunResult off_beat = Run("demo --steps 4 --probe b200-nvfp4 --probe-every 4 --rollout 2 --rollout-every 6 "
+  const BinaryResult off_beat = Run("demo --steps 4 --probe b200-nvfp4 --probe-every 4 --rollout 2 --rollout-every 6 "
                                  "--quiet --run-dir " + Path("bad_rollout"));
   EXPECT_EQ(off_beat.code, 2);
   EXPECT_THAT(off_beat.err, HasSubstr("probe_rollout_every must be a positive multiple of probe_every (4)"));
@@ -532,7 +476,7 @@ TEST_F(CliTest, DemoBadOptionsAreBadInput) {
   for (const char* args : {"demo --formats e4m3fn,bogus", "demo --model resnet",
                            "demo --recipe sometimes", "demo --steps 0",
                            "demo --matmul-unit nope", "demo --matmul-unit v100"}) {
-    const RunResult bad = Run(std::string(args) + " --quiet --run-dir " + Path("bad_run"));
+    const BinaryResult bad = Run(std::string(args) + " --quiet --run-dir " + Path("bad_run"));
     EXPECT_EQ(bad.code, 2) << args;
     EXPECT_THAT(bad.err, StartsWith("lpsim demo: error: ")) << args;
   }
@@ -543,7 +487,7 @@ TEST_F(CliTest, DemoBadOptionsAreBadInput) {
 // ---- lpsim targets, quantize --target
 
 TEST_F(CliTest, TargetsListsEveryBuiltinWithItsRoles) {
-  const RunResult r = Run("targets");
+  const BinaryResult r = Run("targets");
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* name : {"h100-fp8-delayed", "b200-nvfp4", "int8-npu", "tenstorrent-bfp8",
                            "ipu-fp8", "fp16-npu-ftz"}) {
@@ -553,7 +497,7 @@ TEST_F(CliTest, TargetsListsEveryBuiltinWithItsRoles) {
   EXPECT_THAT(r.out, HasSubstr("int8:narrow per-channel"));
   EXPECT_THAT(r.out, HasSubstr("e2m1fn 16x16:nvfp4"));
 
-  const RunResult j = Run("targets --json");
+  const BinaryResult j = Run("targets --json");
   ASSERT_EQ(j.code, 0) << j.err;
   const nlohmann::json arr = ParseJson(j.out);
   ASSERT_TRUE(arr.is_array());
@@ -572,7 +516,7 @@ TEST_F(CliTest, TargetsListsEveryBuiltinWithItsRoles) {
     }
   }
 
-  const RunResult one = Run("targets --target b200-nvfp4");
+  const BinaryResult one = Run("targets --target b200-nvfp4");
   ASSERT_EQ(one.code, 0) << one.err;
   EXPECT_THAT(one.out, HasSubstr("Sources"));
   EXPECT_THAT(one.out, HasSubstr("NVFP4BlockScaling"));
@@ -580,11 +524,11 @@ TEST_F(CliTest, TargetsListsEveryBuiltinWithItsRoles) {
 }
 
 TEST_F(CliTest, TargetsBadInputNamesTheField) {
-  const RunResult unknown = Run("targets --target tpu-v9");
+  const BinaryResult unknown = Run("targets --target tpu-v9");
   EXPECT_EQ(unknown.code, 2);
   EXPECT_THAT(unknown.err, StartsWith("lpsim targets: error: unknown target 'tpu-v9'"));
   WriteFile("bad.json", R"({"name": "bad", "description": "d", "roles": {}})");
-  const RunResult bad = Run("targets --target " + Path("bad.json"));
+  const BinaryResult bad = Run("targets --target " + Path("bad.json"));
   EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, HasSubstr("bad.json: roles.activation: missing"));
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
@@ -598,7 +542,7 @@ TEST_F(CliTest, TargetsBadInputNamesTheField) {
                "sources": {"format": "assumed", "scaling": "assumed"}})";
   }
   WriteFile("mine.json", own + "}}");
-  const RunResult mine = Run("targets --json --target " + Path("mine.json"));
+  const BinaryResult mine = Run("targets --json --target " + Path("mine.json"));
   ASSERT_EQ(mine.code, 0) << mine.err;
   EXPECT_EQ(ParseJson(mine.out)[0]["roles"]["weight"]["format"], "int4");
 }
@@ -609,7 +553,7 @@ TEST_F(CliTest, TargetsBadInputNamesTheField) {
 TEST_F(CliTest, QuantizeWithATargetRole) {
   const std::vector<float> w = {1.27f, 0.005f, -0.015f, 127.0f, 0.5f, -2.5f};
   ASSERT_TRUE(WriteNpy(Path("w.npy"), {2, 3}, w.data()).ok());
-  const RunResult r = Run("quantize --target int8-npu --role weight --json " + Path("w.npy") +
+  const BinaryResult r = Run("quantize --target int8-npu --role weight --json " + Path("w.npy") +
                           " " + Path("q.npy"));
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
@@ -626,7 +570,7 @@ TEST_F(CliTest, QuantizeWithATargetRole) {
   EXPECT_EQ(q[4], 1.0f);   // 0.5: a tie, away from zero
   EXPECT_EQ(q[5], -3.0f);  // -2.5: away from zero
 
-  const RunResult nv = Run("quantize --target b200-nvfp4 --role activation " + Path("w.npy") +
+  const BinaryResult nv = Run("quantize --target b200-nvfp4 --role activation " + Path("w.npy") +
                            " " + Path("q2.npy"));
   ASSERT_EQ(nv.code, 0) << nv.err;
   EXPECT_THAT(nv.out, HasSubstr("e2m1fn:sat with nvfp4 scaling"));
@@ -649,7 +593,7 @@ TEST_F(CliTest, QuantizeWithATargetRole) {
 TEST_F(CliTest, AnalyzeOnTargetsShowsClippingAndRounding) {
   const std::vector<float> w = {1.27f, 0.004f, -0.015f, 127.0f, 0.5f, -2.5f};
   ASSERT_TRUE(WriteNpy(Path("w.npy"), {2, 3}, w.data()).ok());
-  const RunResult r = Run("analyze " + Path("w.npy") + " --target int8-npu,b200-nvfp4 --json");
+  const BinaryResult r = Run("analyze " + Path("w.npy") + " --target int8-npu,b200-nvfp4 --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = ParseJson(r.out);
   const nlohmann::json& t = j["tensors"][0]["targets"];
@@ -660,15 +604,15 @@ TEST_F(CliTest, AnalyzeOnTargetsShowsClippingAndRounding) {
   EXPECT_EQ(t["b200-nvfp4"]["underflow"], 5);
   EXPECT_LT(t["b200-nvfp4"]["snr_db"].get<double>(), t["int8-npu"]["snr_db"].get<double>());
 
-  const RunResult text = Run("analyze " + Path("w.npy") + " --target int8-npu --role activation");
+  const BinaryResult text = Run("analyze " + Path("w.npy") + " --target int8-npu --role activation");
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr("int8-npu clip%"));
   EXPECT_THAT(text.out, HasSubstr("int8-npu: int8, int:per_tensor:asymmetric scaling"));
 
-  const RunResult bad = Run("analyze " + Path("w.npy") + " --target int8-npu --role grads");
+  const BinaryResult bad = Run("analyze " + Path("w.npy") + " --target int8-npu --role grads");
   EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, HasSubstr("--role: unknown role 'grads'"));
-  const RunResult bad_t = Run("analyze " + Path("w.npy") + " --target nope");
+  const BinaryResult bad_t = Run("analyze " + Path("w.npy") + " --target nope");
   EXPECT_EQ(bad_t.code, 2);
   EXPECT_THAT(bad_t.err, HasSubstr("--target: unknown target 'nope'"));
 }

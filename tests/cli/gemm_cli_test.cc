@@ -16,11 +16,7 @@
 
 #include "mmu/gemm.h"
 #include "store/npy.h"
-#include "tests/common/run_command.h"
-
-#ifndef LPSIM_BIN
-#error "LPSIM_BIN must name the lpsim binary (tests/cli/CMakeLists.txt)"
-#endif
+#include "tests/common/binary_test.h"
 
 namespace lpsim {
 namespace {
@@ -29,48 +25,20 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-class GemmCliTest : public ::testing::Test {
+class GemmCliTest : public BinaryTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) /
-           ("lpsim_gemm_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  // stdout, and stderr in err_ (paths here have no spaces).
-  CommandResult Run(const std::string& args) {
-    const std::string err = Path("stderr.txt");
-    CommandResult r = RunCommand(std::string(LPSIM_BIN) + " gemm " + args + " 2>" + err);
-    err_ = ReadAll(err);
+  // `lpsim gemm args`; its stderr also in err_.
+  BinaryResult Run(const std::string& args) {
+    BinaryResult r = BinaryTest::Run("gemm " + args);
+    err_ = r.err;
     return r;
-  }
-  static std::string ReadAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  void Write(const std::string& name, const std::vector<size_t>& shape, const std::vector<float>& v) {
-    ASSERT_TRUE(WriteNpy(Path(name), shape, v.data()).ok());
-  }
-  std::vector<float> Read(const std::string& name) {
-    StatusOr<NpyArray> a = ReadNpy(Path(name));
-    EXPECT_TRUE(a.ok()) << a.status().message();
-    return a.ok() ? a->data : std::vector<float>();
   }
   void ExpectBadInput(const std::string& args, const std::string& says) {
     SCOPED_TRACE(args);
-    const CommandResult r = Run(args);
-    EXPECT_EQ(r.code, 2);
-    EXPECT_THAT(err_, StartsWith("lpsim gemm: error: "));
-    EXPECT_THAT(err_, HasSubstr(says));
-    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+    ExpectOneErrorLine(Run(args), 2, "gemm", says);
     EXPECT_FALSE(fs::exists(Path("d.npy")));
   }
 
-  fs::path dir_;
   std::string err_;
 };
 
@@ -89,17 +57,17 @@ bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
 TEST_F(GemmCliTest, ProductMatchesTheReferenceAndNotesRoundedInputs) {
   const size_t m = 5, k = 40, n = 11;
   const std::vector<float> a = Random(m * k, 1), b = Random(k * n, 2), c = Random(m * n, 3);
-  Write("a.npy", {m, k}, a);
-  Write("b.npy", {k, n}, b);
-  Write("c.npy", {m, n}, c);
-  const CommandResult r = Run("--unit h100 --in e4m3fn --in-b e5m2 " + Path("a.npy") + " " +
+  WriteArray("a.npy", {m, k}, a);
+  WriteArray("b.npy", {k, n}, b);
+  WriteArray("c.npy", {m, n}, c);
+  const BinaryResult r = Run("--unit h100 --in e4m3fn --in-b e5m2 " + Path("a.npy") + " " +
                               Path("b.npy") + " --c " + Path("c.npy") + " " + Path("d.npy"));
   ASSERT_EQ(r.code, 0) << err_;
   StatusOr<mmu::GemmConfig> cfg = mmu::MakeGemmConfig("h100", "e4m3fn", "e5m2", "");
   ASSERT_TRUE(cfg.ok());
   std::vector<float> want(m * n);
   mmu::GemmRef(*cfg, m, n, k, a.data(), b.data(), c.data(), want.data());
-  EXPECT_TRUE(SameBits(Read("d.npy"), want));
+  EXPECT_TRUE(SameBits(ReadArray("d.npy"), want));
   // Random normals are not fp8 values: the command says it rounded them.
   EXPECT_THAT(err_, HasSubstr("values of A are not e4m3fn values"));
   EXPECT_THAT(err_, HasSubstr("values of B are not e5m2 values"));
@@ -108,15 +76,15 @@ TEST_F(GemmCliTest, ProductMatchesTheReferenceAndNotesRoundedInputs) {
 TEST_F(GemmCliTest, RowwiseMatchesTheReference) {
   const size_t m = 13, k = 100;
   const std::vector<float> a = Random(m * k, 4), b = Random(m * k, 5);
-  Write("a.npy", {m, k}, a);
-  Write("b.npy", {m, k}, b);
-  const CommandResult r =
+  WriteArray("a.npy", {m, k}, a);
+  WriteArray("b.npy", {m, k}, b);
+  const BinaryResult r =
       Run("--unit b200 --rowwise " + Path("a.npy") + " " + Path("b.npy") + " " + Path("d.npy"));
   ASSERT_EQ(r.code, 0) << err_;
   StatusOr<mmu::GemmConfig> cfg = mmu::MakeGemmConfig("b200", "e4m3fn", "e4m3fn", "");
   std::vector<float> want(m);
   mmu::RowwiseDotRef(*cfg, m, k, a.data(), b.data(), nullptr, want.data());
-  EXPECT_TRUE(SameBits(Read("d.npy"), want));
+  EXPECT_TRUE(SameBits(ReadArray("d.npy"), want));
   StatusOr<NpyArray> d = ReadNpy(Path("d.npy"));
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->shape, std::vector<size_t>{m});
@@ -124,9 +92,9 @@ TEST_F(GemmCliTest, RowwiseMatchesTheReference) {
 
 TEST_F(GemmCliTest, JsonReportsErrorAgainstExact) {
   const size_t m = 4, k = 64, n = 8;
-  Write("a.npy", {m, k}, Random(m * k, 6));
-  Write("b.npy", {k, n}, Random(k * n, 7));
-  const CommandResult h100 = Run("--unit h100 --json " + Path("a.npy") + " " + Path("b.npy") +
+  WriteArray("a.npy", {m, k}, Random(m * k, 6));
+  WriteArray("b.npy", {k, n}, Random(k * n, 7));
+  const BinaryResult h100 = Run("--unit h100 --json " + Path("a.npy") + " " + Path("b.npy") +
                                  " " + Path("d.npy"));
   ASSERT_EQ(h100.code, 0) << err_;
   const nlohmann::json j = nlohmann::json::parse(h100.out);
@@ -137,14 +105,14 @@ TEST_F(GemmCliTest, JsonReportsErrorAgainstExact) {
   EXPECT_EQ(ks.back()["k"], 64);
   EXPECT_GT(j["error_vs_exact"]["max_ulp"].get<double>(), 0.0);  // 13 bits truncate
   // The exact unit has no error against itself.
-  const CommandResult exact = Run("--unit exact --in e4m3fn --json " + Path("a.npy") + " " +
+  const BinaryResult exact = Run("--unit exact --in e4m3fn --json " + Path("a.npy") + " " +
                                   Path("b.npy") + " " + Path("d.npy"));
   ASSERT_EQ(exact.code, 0) << err_;
   EXPECT_EQ(nlohmann::json::parse(exact.out)["error_vs_exact"]["max_ulp"].get<double>(), 0.0);
 }
 
 TEST_F(GemmCliTest, SweepKPrintsEveryFp8Unit) {
-  const CommandResult r = Run("--sweep-k --kmax 256 --rows 16 --json");
+  const BinaryResult r = Run("--sweep-k --kmax 256 --rows 16 --json");
   ASSERT_EQ(r.code, 0) << err_;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   std::vector<std::string> units;
@@ -155,9 +123,9 @@ TEST_F(GemmCliTest, SweepKPrintsEveryFp8Unit) {
 }
 
 TEST_F(GemmCliTest, BadInputExitsTwoAndWritesNothing) {
-  Write("a.npy", {3, 4}, Random(12, 8));
-  Write("b.npy", {5, 2}, Random(10, 9));
-  Write("v.npy", {4}, Random(4, 10));
+  WriteArray("a.npy", {3, 4}, Random(12, 8));
+  WriteArray("b.npy", {5, 2}, Random(10, 9));
+  WriteArray("v.npy", {4}, Random(4, 10));
   const std::string a = Path("a.npy"), b = Path("b.npy"), d = Path("d.npy");
   ExpectBadInput("--unit tpu9 " + a + " " + b + " " + d, "unknown matrix-multiply unit 'tpu9'");
   ExpectBadInput("--unit h100 " + a + " " + b + " " + d, "B must have as many rows as A has columns");

@@ -24,10 +24,7 @@
 
 #include "store/npy.h"
 #include "store/run_db.h"
-
-#ifndef LPSIM_BIN
-#error "LPSIM_BIN must name the lpsim binary (tests/cli/CMakeLists.txt)"
-#endif
+#include "tests/common/binary_test.h"
 
 namespace lpsim {
 namespace {
@@ -37,51 +34,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-class SafetyCliTest : public ::testing::Test {
+class SafetyCliTest : public BinaryTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) /
-           ("lpsim_safety_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  // Runs `lpsim args` through /bin/sh (args are shell words).
-  RunResult Run(const std::string& args) const {
-    const std::string out = Path(".stdout"), err = Path(".stderr");
-    const std::string cmd =
-        std::string("'") + LPSIM_BIN + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int status = std::system(cmd.c_str());
-    RunResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = ReadFile(out);
-    r.err = ReadFile(err);
-    fs::remove(out);
-    fs::remove(err);
-    return r;
-  }
-
-  static std::string ReadFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  void WriteFile(const std::string& name, const std::string& bytes) const {
-    std::ofstream(Path(name), std::ios::binary) << bytes;
-  }
-  void WriteArray(const std::string& name, const std::vector<float>& v) const {
-    ASSERT_TRUE(WriteNpy(Path(name), {v.size()}, v.data()).ok());
-  }
-
   // A finished run with two steps of one tensor, in DIR/run.
   std::string WriteRun(const std::string& tensor = "fc1") const {
     const std::string run = Path("run");
@@ -110,11 +64,9 @@ class SafetyCliTest : public ::testing::Test {
   void ExpectRefused(const std::string& args, int code, const std::string& prefix,
                      const std::string& says) const {
     SCOPED_TRACE(args);
-    const RunResult r = Run(args);
-    EXPECT_EQ(r.code, code) << r.err;
-    EXPECT_THAT(r.err, StartsWith("lpsim " + prefix + ": error: "));
-    EXPECT_THAT(r.err, HasSubstr(says));
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    const BinaryResult r = Run(args);
+    ExpectOneErrorLine(r, code, prefix, says);
+    EXPECT_EQ(r.out, "");
   }
 
   // The names in DIR (or a folder in it), for "nothing was left behind".
@@ -126,8 +78,6 @@ class SafetyCliTest : public ::testing::Test {
     std::sort(names.begin(), names.end());
     return names;
   }
-
-  fs::path dir_;
 };
 
 void Exec(const std::string& db_path, const std::string& sql) {
@@ -210,7 +160,7 @@ TEST_F(SafetyCliTest, DevicesAreWrittenInPlaceAndTheirErrorsReported) {
 
 TEST_F(SafetyCliTest, DashIsStandardOutput) {
   const std::string run = WriteRun();
-  RunResult r = Run("report " + run + " -o -");
+  BinaryResult r = Run("report " + run + " -o -");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("<!DOCTYPE html>"));
   EXPECT_THAT(r.out, Not(HasSubstr("Report written to")));
@@ -259,7 +209,7 @@ TEST_F(SafetyCliTest, EveryReaderRefusesACorruptRun) {
         "export " + run + " " + Path("o.tandv"), "report " + run + " -o " + Path("r.html"),
         "check " + run, "recommend " + run, "recommend " + run + " --targets int8-npu"}) {
     SCOPED_TRACE(args);
-    const RunResult r = Run(args);
+    const BinaryResult r = Run(args);
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_THAT(r.err, HasSubstr("stats"));
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -288,7 +238,7 @@ TEST_F(SafetyCliTest, ConflictingSpecOptionsAreRefused) {
 TEST_F(SafetyCliTest, ControlCharactersAreEscapedInMessages) {
   WriteArray("x.npy", {1.0f});
   // printf in the shell makes the bytes: ESC [ 2 J clears a terminal.
-  RunResult r = Run("quantize --format \"$(printf 'e4m3\\033[2J')\" " + Path("x.npy") + " " +
+  BinaryResult r = Run("quantize --format \"$(printf 'e4m3\\033[2J')\" " + Path("x.npy") + " " +
                     Path("o.npy"));
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
@@ -307,7 +257,7 @@ TEST_F(SafetyCliTest, NamesFromARunAreEscaped) {
   const std::string run = WriteRun("fc\x1b[2J\n");
   for (const char* cmd : {"recommend", "check"}) {
     SCOPED_TRACE(cmd);
-    const RunResult r = Run(std::string(cmd) + " " + run);
+    const BinaryResult r = Run(std::string(cmd) + " " + run);
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
   }
@@ -352,7 +302,7 @@ TEST_F(SafetyCliTest, AnalyzeDirSkipsLoopsAndIntegerArraysWithANote) {
   int_npy += '\0';
   int_npy += header + std::string(8, '\0');
   WriteFile("t/ints.npy", int_npy);
-  RunResult r = Run("analyze " + Path("t"));
+  BinaryResult r = Run("analyze " + Path("t"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("loop.npy: skipped: Too many levels of symbolic links"));
   EXPECT_THAT(r.out, HasSubstr("ints.npy: skipped: unsupported dtype '<i4' (int32), not a float array"));
@@ -436,14 +386,14 @@ TEST_F(SafetyCliTest, BenchFlagsAreCheckedUpFront) {
   // A filter that matches nothing is said so (the suite itself only prints
   // its own line and writes no report).
   if (fs::exists(fs::path(LPSIM_BIN).parent_path() / "lpsim_bench")) {
-    const RunResult r = Run("bench --sizes 4K" + none);
+    const BinaryResult r = Run("bench --sizes 4K" + none);
     EXPECT_EQ(r.code, 2);
     EXPECT_THAT(r.err, HasSubstr("lpsim bench: error: no benchmark matches --filter "
                                  "'zzz_no_such_benchmark'"));
   }
   // The tracker benchmark's rows, with the ratio to the untracked step.
   if (fs::exists(fs::path(LPSIM_BIN).parent_path() / "lpsim_tracker_bench")) {
-    const RunResult r =
+    const BinaryResult r =
         Run("bench --tracker --json --min-time 0.05 --filter 'BM_TrainStep/mlp/every:(0|10)/'");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("\"model\": \"demo_mlp\""));
@@ -466,7 +416,7 @@ TEST_F(SafetyCliTest, ReplayNamesTheMissingFileOrBadField) {
   for (const char* f : {"finding.json", "model.pt", "optimizer.pt", "rng.pt", "inputs.pt"}) {
     std::ofstream(cap + "/" + f) << "x";
   }
-  RunResult r = Run("replay " + cap);
+  BinaryResult r = Run("replay " + cap);
   if (r.err.rfind("lpsim replay: ", 0) != 0) {
     GTEST_SKIP() << "this lpsim has no replay (built without LibTorch): " << r.err;
   }
