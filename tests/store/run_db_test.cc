@@ -2,6 +2,7 @@
 // encoding, the background writer's bounded queue, crash safety with a killed
 // child process, and the errors a person can hit.
 #include "store/run_db.h"
+#include "tests/common/temp_dir.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -31,25 +32,6 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 // --- helpers ----------------------------------------------------------------
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = ::testing::TempDir() + "lpsim_run_db_XXXXXX";
-    char* p = ::mkdtemp(tmpl.data());
-    EXPECT_NE(p, nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 bool SameDouble(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 

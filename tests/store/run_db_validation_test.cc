@@ -21,32 +21,13 @@
 
 #include "store/run_check.h"
 #include "store/run_db.h"
+#include "tests/common/temp_dir.h"
 
 namespace lpsim {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = ::testing::TempDir() + "lpsim_run_db_validation_XXXXXX";
-    char* p = ::mkdtemp(tmpl.data());
-    EXPECT_NE(p, nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 TensorRecord Record(int64_t step, const std::string& name, Role role) {
   TensorRecord r;
