@@ -211,8 +211,10 @@
 // 0.96, median lead -7: 26 hits, most called at the first or second
 // rollout after breaks at steps 4..17; the false alarm lp_forward_loss on
 // the healthy Pade-activation MLP on tenstorrent-bfp4 at step 144; the
-// miss the page views on b200-nvfp4, an accuracy-only break at step 249).
-// All are seen data now:
+// miss the page views on b200-nvfp4, an accuracy-only break at step 249);
+// and `fresh34`, Fresh34Programs() (corpus_fresh34.h, 8 programs), written
+// blind to them after fresh33 (its truths not merged; not yet judged).
+// All but fresh34 are seen data now:
 // each judged one change or measured the
 // rules out of sample (fresh6 measured them and judged a gradient probe
 // that did not land; fresh7 judged the rollouts; fresh8, fresh9,
@@ -294,6 +296,7 @@
 #include "examples/validation/corpus_fresh31.h"
 #include "examples/validation/corpus_fresh32.h"
 #include "examples/validation/corpus_fresh33.h"
+#include "examples/validation/corpus_fresh34.h"
 #include "examples/validation/processes.h"
 #include "examples/validation/tally.h"
 #include "examples/validation/truth.h"
@@ -746,7 +749,8 @@ constexpr GroupSource kGroupSources[] = {
     {"fresh25", Fresh25Programs}, {"fresh26", Fresh26Programs}, {"fresh27", Fresh27Programs},
     {"fresh28", Fresh28Programs}, {"fresh29", Fresh29Programs},
     {"fresh30", Fresh30Programs}, {"fresh31", Fresh31Programs},
-    {"fresh32", Fresh32Programs}, {"fresh33", Fresh33Programs}};
+    {"fresh32", Fresh32Programs}, {"fresh33", Fresh33Programs},
+    {"fresh34", Fresh34Programs}};
 constexpr size_t kGroups = std::size(kGroupSources);
 
 const char* GroupName(Group g) { return kGroupSources[g].name; }
