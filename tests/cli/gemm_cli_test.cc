@@ -3,12 +3,9 @@
 // bit, its JSON report, and bad input (exit 2, one line, OUT untouched).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -23,23 +20,16 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 
 class GemmCliTest : public BinaryTest {
  protected:
-  // `lpsim gemm args`; its stderr also in err_.
-  BinaryResult Run(const std::string& args) {
-    BinaryResult r = BinaryTest::Run("gemm " + args);
-    err_ = r.err;
-    return r;
-  }
+  // `lpsim gemm args`.
+  BinaryResult Run(const std::string& args) const { return BinaryTest::Run("gemm " + args); }
   void ExpectBadInput(const std::string& args, const std::string& says) {
     SCOPED_TRACE(args);
     ExpectOneErrorLine(Run(args), 2, "gemm", says);
     EXPECT_FALSE(fs::exists(Path("d.npy")));
   }
-
-  std::string err_;
 };
 
 std::vector<float> Random(size_t n, uint64_t seed) {
@@ -62,15 +52,15 @@ TEST_F(GemmCliTest, ProductMatchesTheReferenceAndNotesRoundedInputs) {
   WriteArray("c.npy", {m, n}, c);
   const BinaryResult r = Run("--unit h100 --in e4m3fn --in-b e5m2 " + Path("a.npy") + " " +
                               Path("b.npy") + " --c " + Path("c.npy") + " " + Path("d.npy"));
-  ASSERT_EQ(r.code, 0) << err_;
+  ASSERT_EQ(r.code, 0) << r.err;
   StatusOr<mmu::GemmConfig> cfg = mmu::MakeGemmConfig("h100", "e4m3fn", "e5m2", "");
   ASSERT_TRUE(cfg.ok());
   std::vector<float> want(m * n);
   mmu::GemmRef(*cfg, m, n, k, a.data(), b.data(), c.data(), want.data());
   EXPECT_TRUE(SameBits(ReadArray("d.npy"), want));
   // Random normals are not fp8 values: the command says it rounded them.
-  EXPECT_THAT(err_, HasSubstr("values of A are not e4m3fn values"));
-  EXPECT_THAT(err_, HasSubstr("values of B are not e5m2 values"));
+  EXPECT_THAT(r.err, HasSubstr("values of A are not e4m3fn values"));
+  EXPECT_THAT(r.err, HasSubstr("values of B are not e5m2 values"));
 }
 
 TEST_F(GemmCliTest, RowwiseMatchesTheReference) {
@@ -80,7 +70,7 @@ TEST_F(GemmCliTest, RowwiseMatchesTheReference) {
   WriteArray("b.npy", {m, k}, b);
   const BinaryResult r =
       Run("--unit b200 --rowwise " + Path("a.npy") + " " + Path("b.npy") + " " + Path("d.npy"));
-  ASSERT_EQ(r.code, 0) << err_;
+  ASSERT_EQ(r.code, 0) << r.err;
   StatusOr<mmu::GemmConfig> cfg = mmu::MakeGemmConfig("b200", "e4m3fn", "e4m3fn", "");
   std::vector<float> want(m);
   mmu::RowwiseDotRef(*cfg, m, k, a.data(), b.data(), nullptr, want.data());
@@ -96,7 +86,7 @@ TEST_F(GemmCliTest, JsonReportsErrorAgainstExact) {
   WriteArray("b.npy", {k, n}, Random(k * n, 7));
   const BinaryResult h100 = Run("--unit h100 --json " + Path("a.npy") + " " + Path("b.npy") +
                                  " " + Path("d.npy"));
-  ASSERT_EQ(h100.code, 0) << err_;
+  ASSERT_EQ(h100.code, 0) << h100.err;
   const nlohmann::json j = nlohmann::json::parse(h100.out);
   EXPECT_EQ(j["unit"], "h100");
   EXPECT_EQ(j["final_rounding"], "rtz");
@@ -107,13 +97,13 @@ TEST_F(GemmCliTest, JsonReportsErrorAgainstExact) {
   // The exact unit has no error against itself.
   const BinaryResult exact = Run("--unit exact --in e4m3fn --json " + Path("a.npy") + " " +
                                   Path("b.npy") + " " + Path("d.npy"));
-  ASSERT_EQ(exact.code, 0) << err_;
+  ASSERT_EQ(exact.code, 0) << exact.err;
   EXPECT_EQ(nlohmann::json::parse(exact.out)["error_vs_exact"]["max_ulp"].get<double>(), 0.0);
 }
 
 TEST_F(GemmCliTest, SweepKPrintsEveryFp8Unit) {
   const BinaryResult r = Run("--sweep-k --kmax 256 --rows 16 --json");
-  ASSERT_EQ(r.code, 0) << err_;
+  ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   std::vector<std::string> units;
   for (const auto& u : j["units"]) units.push_back(u["unit"]);

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sqlite3.h>
-#include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
